@@ -1,0 +1,179 @@
+/**
+ * The emulator's HTTP server. Plain node:http rather than @effect/platform's server: fault drills
+ * need the socket itself (connection resets, streams cut mid-body), body limits are counted in
+ * bytes as they arrive, and the hot path stays allocation-light for the 2,000 requests/s target.
+ * Handlers are pure functions of the body (handlers.ts); this file is routing, auth, limits,
+ * rate limiting, faults and writing.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+import { bodyLimitFor } from "../service/limits.ts"
+import { makeFaults } from "./faults.ts"
+import { handlers, INVALID_JSON, rateKey, type Reply } from "./handlers.ts"
+import { fnv1a } from "./hash.ts"
+import type { EmulatorOptions, FaultKind } from "./options.ts"
+import { makeRateLimiter } from "./rate-limit.ts"
+
+export interface RunningEmulator {
+  /** e.g. http://127.0.0.1:8787 */
+  readonly url: string
+  readonly port: number
+  readonly close: () => Promise<void>
+}
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers
+  })
+  res.end(text)
+}
+
+const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve())
+
+/** Reads the body, or returns undefined after answering 413 once it passes `limit` bytes. */
+const readBody = (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const tooLarge = () => {
+      sendJson(res, 413, { message: `Payload Too Large: the request body limit of this endpoint is ${limit} bytes` }, { connection: "close" })
+      req.resume()
+      resolve(undefined)
+    }
+    const declared = Number(req.headers["content-length"] ?? NaN)
+    if (declared > limit) return tooLarge()
+    const parts: Array<Buffer> = []
+    let size = 0
+    let over = false
+    req.on("data", (chunk: Buffer) => {
+      if (over) return
+      size += chunk.length
+      if (size > limit) {
+        over = true
+        tooLarge()
+      } else parts.push(chunk)
+    })
+    req.on("end", () => {
+      if (!over) resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts))
+    })
+    req.on("error", reject)
+  })
+
+export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmulator> => {
+  const limiter = makeRateLimiter(options)
+  const faults = makeFaults(options)
+  const sockets = new Set<Socket>()
+
+  const log = (path: string, model: string | undefined, status: number, body: Buffer | undefined, fault: FaultKind | undefined) => {
+    options.onRequest?.({
+      path,
+      model,
+      status,
+      bodyHash: body === undefined ? "" : fnv1a(body.toString("utf8")).toString(16),
+      fault
+    })
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0]!
+    const handler = handlers[path]
+    if (req.method !== "POST" || handler === undefined) {
+      req.resume()
+      sendJson(res, 404, { message: `Not Found: ${req.method} ${path}` })
+      return log(path, undefined, 404, undefined, undefined)
+    }
+    const auth = req.headers.authorization ?? ""
+    const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : ""
+    if (token === "" || (options.apiKey !== undefined && token !== options.apiKey)) {
+      req.resume()
+      sendJson(res, 401, { message: "Unauthorized: missing or invalid API key" })
+      return log(path, undefined, 401, undefined, undefined)
+    }
+    const body = await readBody(req, res, bodyLimitFor(path))
+    if (body === undefined) return log(path, undefined, 413, undefined, undefined)
+
+    let json: unknown
+    try {
+      json = JSON.parse(body.toString("utf8"))
+    } catch {
+      sendJson(res, 400, { message: path === "/v1/chat/completions" ? INVALID_JSON : "Bad Request: body is not valid JSON" })
+      return log(path, undefined, 400, body, undefined)
+    }
+    const model = rateKey(path, json)
+    const streaming = typeof json === "object" && json !== null && (json as { stream?: unknown }).stream === true
+    const plan = faults(streaming)
+
+    const decision = model === undefined ? undefined : limiter(model)
+    if (decision !== undefined && !decision.allowed) {
+      sendJson(
+        res,
+        429,
+        { message: `Too Many Requests: the limit of ${decision.rpm} requests per minute for ${model} is exceeded` },
+        { "retry-after": String(decision.retryAfterSeconds) }
+      )
+      return log(path, model, 429, body, undefined)
+    }
+    if (plan.fault === "reset") {
+      await sleep(plan.delayMs)
+      req.socket.destroy()
+      return log(path, model, 0, body, "reset")
+    }
+    if (plan.fault === "500" || plan.fault === "503") {
+      await sleep(plan.delayMs)
+      const status = Number(plan.fault)
+      sendJson(res, status, {
+        message: status === 500 ? "Internal Server Error (emulated fault)" : "Service Unavailable: maintenance (emulated fault)"
+      })
+      return log(path, model, status, body, plan.fault)
+    }
+
+    const reply: Reply = handler(json)
+    await sleep(plan.delayMs)
+    if (reply.kind === "json") {
+      sendJson(res, reply.status, reply.body)
+      return log(path, model, reply.status, body, plan.fault)
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+    const cutAt = plan.fault === "cut" ? Math.max(1, Math.floor(reply.events.length / 2)) : -1
+    for (let i = 0; i < reply.events.length; i++) {
+      if (i === cutAt) {
+        if (plan.cutByReset) req.socket.destroy()
+        else res.end()
+        return log(path, model, 200, body, "cut")
+      }
+      res.write(`data: ${JSON.stringify(reply.events[i])}\n\n`)
+    }
+    res.end("data: [DONE]\n\n")
+    return log(path, model, 200, body, plan.fault)
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { message: `Internal Server Error: ${(error as Error).message}` })
+      else res.destroy()
+    })
+  })
+  server.keepAliveTimeout = 30_000
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
+
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      const address = server.address() as AddressInfo
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+      resolve({
+        url: `http://${host}:${address.port}`,
+        port: address.port,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const s of sockets) s.destroy()
+            server.close(() => done())
+          })
+      })
+    })
+  })
+}

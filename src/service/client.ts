@@ -1,0 +1,214 @@
+/**
+ * TextService: the one client every stage uses (spec §4). It validates every request before
+ * sending (no request goes out that breaks a documented limit), maps every status of §7 to a typed
+ * error, applies a per-attempt timeout, and decodes every response with its Schema.
+ * Rate limiting and retries are the engine's; errors say whether they are retryable.
+ */
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Either, Layer, ParseResult, Redacted, Schema, Stream } from "effect"
+import { ServiceConfig } from "./config.ts"
+import {
+  type Endpoint,
+  errorForStatus,
+  IncompleteStreamError,
+  ModerationParseError,
+  ResponseDecodeError,
+  type ServiceError,
+  StructuredOutputError,
+  TimeoutError,
+  TransportError
+} from "./errors.ts"
+import { Models } from "./limits.ts"
+import { parseVerdict, type Verdict } from "./moderation.ts"
+import {
+  ChatCompletion,
+  type ChatCompletionChunk,
+  ChatRequest,
+  type Usage
+} from "./schemas/chat.ts"
+import {
+  EmbeddingsRequest,
+  EmbeddingsResponse,
+  RerankRequest,
+  RerankResponse,
+  TranslateRequest,
+  TranslateResponse
+} from "./schemas/endpoints.ts"
+import { assembleChunks, decodeChatStream } from "./sse.ts"
+import { validateStructured } from "./structured.ts"
+import { prepareBody } from "./validate.ts"
+
+export const Paths = {
+  chat: "/v1/chat/completions",
+  rerank: "/v1/rerank",
+  embeddings: "/v1/embeddings",
+  translate: "/v1/translate"
+} as const
+
+export type ChatInput = Omit<ChatRequest, "stream">
+export type Moderation = Verdict & { readonly usage: Usage }
+
+const prepareChat = prepareBody("chat", Paths.chat, ChatRequest)
+const prepareRerank = prepareBody("rerank", Paths.rerank, RerankRequest)
+const prepareEmbeddings = prepareBody("embeddings", Paths.embeddings, EmbeddingsRequest)
+const prepareTranslate = prepareBody("translate", Paths.translate, TranslateRequest)
+
+/** The body of an error response: `{message}` per §7, or whatever text came. */
+const serviceMessage = (text: string): string => {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (typeof parsed === "object" && parsed !== null && "message" in parsed && typeof parsed.message === "string") {
+      return parsed.message
+    }
+  } catch {
+    // not JSON: keep the text
+  }
+  return text.slice(0, 500) || "(empty body)"
+}
+
+export class TextService extends Effect.Service<TextService>()("svc-batch/TextService", {
+  effect: Effect.gen(function* () {
+    const config = yield* ServiceConfig
+    const http = yield* HttpClient.HttpClient
+
+    const request = (path: string, body: string) =>
+      HttpClientRequest.post(config.baseUrl + path).pipe(
+        HttpClientRequest.bearerToken(Redacted.value(config.apiKey)),
+        HttpClientRequest.bodyText(body, "application/json")
+      )
+
+    /** The error's own text and its cause's (never the request or its headers). */
+    const transport = (endpoint: Endpoint) => (error: { readonly message: string; readonly cause?: unknown }) => {
+      const cause = error.cause instanceof Error ? `: ${error.cause.message}${error.cause.cause instanceof Error ? ` (${error.cause.cause.message})` : ""}` : ""
+      return new TransportError({ endpoint, detail: error.message + cause })
+    }
+
+    /** Sends and returns the response when its status is 2xx, else the status's typed error. */
+    const execute = (endpoint: Endpoint, path: string, body: string) =>
+      http.execute(request(path, body)).pipe(
+        Effect.mapError(transport(endpoint)),
+        Effect.flatMap((response) =>
+          response.status >= 200 && response.status < 300
+            ? Effect.succeed(response)
+            : response.text.pipe(
+                Effect.orElseSucceed(() => ""),
+                Effect.flatMap((text) =>
+                  Effect.fail(errorForStatus(endpoint, response.status, serviceMessage(text), response.headers["retry-after"]))
+                )
+              )
+        )
+      )
+
+    const decodeBody = <A, I>(endpoint: Endpoint, schema: Schema.Schema<A, I>) => {
+      const decode = Schema.decodeUnknownEither(schema)
+      return (response: HttpClientResponse.HttpClientResponse) =>
+        response.json.pipe(
+          Effect.mapError((e) =>
+            e.reason === "Decode"
+              ? new ResponseDecodeError({ endpoint, detail: "body is not JSON" })
+              : new TransportError({ endpoint, detail: e.message })
+          ),
+          Effect.flatMap((json) =>
+            Either.match(decode(json), {
+              onRight: Effect.succeed,
+              onLeft: (error) =>
+                Effect.fail(new ResponseDecodeError({ endpoint, detail: ParseResult.TreeFormatter.formatErrorSync(error) }))
+            })
+          )
+        )
+    }
+
+    const withTimeout = (endpoint: Endpoint) =>
+      Effect.timeoutFail({ duration: config.timeout, onTimeout: () => new TimeoutError({ endpoint, after: config.timeout }) })
+
+    const call = <A, I>(endpoint: Endpoint, path: string, body: string, schema: Schema.Schema<A, I>) => {
+      const decode = decodeBody(endpoint, schema)
+      return execute(endpoint, path, body).pipe(Effect.flatMap(decode), withTimeout(endpoint))
+    }
+
+    /** §4.1, stream false. */
+    const chat = (input: ChatInput): Effect.Effect<ChatCompletion, ServiceError> =>
+      prepareChat({ ...input, stream: false }).pipe(
+        Effect.flatMap((body) => call("chat", Paths.chat, body, ChatCompletion))
+      )
+
+    /** §4.1, stream true: the chunks as they arrive; fails IncompleteStreamError without `[DONE]`. */
+    const chatStream = (
+      input: ChatInput
+    ): Stream.Stream<ChatCompletionChunk, ServiceError | IncompleteStreamError> =>
+      Stream.unwrap(
+        prepareChat({ ...input, stream: true }).pipe(
+          Effect.flatMap((body) => execute("chat", Paths.chat, body).pipe(withTimeout("chat"))),
+          Effect.map((response) =>
+            decodeChatStream("chat", response.stream).pipe(
+              Stream.timeoutFail(() => new TimeoutError({ endpoint: "chat", after: config.streamIdleTimeout }), config.streamIdleTimeout)
+            )
+          )
+        )
+      )
+
+    /** A streamed chat, assembled per choice index into one ChatCompletion. */
+    const chatStreamed = (input: ChatInput): Effect.Effect<ChatCompletion, ServiceError | IncompleteStreamError> =>
+      Stream.runCollect(chatStream(input)).pipe(Effect.map((chunks) => assembleChunks([...chunks])))
+
+    /**
+     * Structured output (§2.4): asks with `response_format` and validates the first choice against
+     * the JSON Schema (json_schema) or as a JSON object (json_object).
+     */
+    const chatJson = (input: ChatInput): Effect.Effect<{ readonly value: unknown; readonly completion: ChatCompletion }, ServiceError | StructuredOutputError> =>
+      chat(input).pipe(
+        Effect.flatMap((completion) => {
+          const raw = completion.choices[0]?.message.content ?? ""
+          const schema = input.response_format?.type === "json_schema" ? input.response_format.json_schema?.schema : undefined
+          if (input.response_format === undefined || input.response_format.type === "text") {
+            return Effect.fail(new StructuredOutputError({ raw, detail: "chatJson needs response_format json_object or json_schema" }))
+          }
+          return Either.match(validateStructured(raw, schema), {
+            onLeft: Effect.fail,
+            onRight: (value) => Effect.succeed({ value, completion })
+          })
+        })
+      )
+
+    /** §4.3: judges `text` with svc3-guard and parses the verdict (§2.7). */
+    const moderate = (
+      text: string,
+      options: { readonly model?: string; readonly maxCompletionTokens?: number } = {}
+    ): Effect.Effect<Moderation, ServiceError | ModerationParseError> =>
+      chat({
+        model: options.model ?? Models.guard,
+        messages: [{ role: "user", content: text }],
+        // A verdict with all twelve codes is under 40 tokens; a small cap leaves the context to the text.
+        max_completion_tokens: options.maxCompletionTokens ?? 64
+      }).pipe(
+        Effect.flatMap((completion) => {
+          const raw = completion.choices[0]?.message.content ?? ""
+          return Either.match(parseVerdict(raw), {
+            onLeft: (e: ModerationParseError) => Effect.fail(e),
+            onRight: (v) => Effect.succeed({ ...v, usage: completion.usage })
+          })
+        })
+      )
+
+    /** §4.4 */
+    const rerank = (input: RerankRequest): Effect.Effect<RerankResponse, ServiceError> =>
+      prepareRerank(input).pipe(Effect.flatMap((body) => call("rerank", Paths.rerank, body, RerankResponse)))
+
+    /** §4.5 */
+    const embed = (input: EmbeddingsRequest): Effect.Effect<EmbeddingsResponse, ServiceError> =>
+      prepareEmbeddings(input).pipe(Effect.flatMap((body) => call("embeddings", Paths.embeddings, body, EmbeddingsResponse)))
+
+    /** §4.6 */
+    const translate = (input: TranslateRequest): Effect.Effect<TranslateResponse, ServiceError> =>
+      prepareTranslate(input).pipe(Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse)))
+
+    return { chat, chatStream, chatStreamed, chatJson, moderate, rerank, embed, translate } as const
+  })
+}) {
+  /** A TextService over undici for the given settings. */
+  static readonly layer = (options: Parameters<typeof ServiceConfig.make>[0]) =>
+    TextService.Default.pipe(Layer.provide(ServiceConfig.layer(options)), Layer.provide(NodeHttpClient.layerUndici))
+}
+
+export { ModerationParseError }
