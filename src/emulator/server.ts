@@ -138,6 +138,8 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
     const cutAt = plan.fault === "cut" ? Math.max(1, Math.floor(reply.events.length / 2)) : -1
     for (let i = 0; i < reply.events.length; i++) {
       if (i === cutAt) {
+        // Cut after HTTP 200 (§4.1 rule 6): let what was written reach the client first.
+        await new Promise<void>((flushed) => res.write("", () => flushed()))
         if (plan.cutByReset) req.socket.destroy()
         else res.end()
         return log(path, model, 200, body, "cut")

@@ -37,6 +37,7 @@ import {
 } from "./schemas/endpoints.ts"
 import { assembleChunks, decodeChatStream } from "./sse.ts"
 import { validateStructured } from "./structured.ts"
+import { type ToolHandler, toolRoundTrip } from "./tools.ts"
 import { prepareBody } from "./validate.ts"
 
 export const Paths = {
@@ -203,7 +204,11 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
     const translate = (input: TranslateRequest): Effect.Effect<TranslateResponse, ServiceError> =>
       prepareTranslate(input).pipe(Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse)))
 
-    return { chat, chatStream, chatStreamed, chatJson, moderate, rerank, embed, translate } as const
+    /** §4.2: runs the model's tool calls with `handlers` and returns the final answer. */
+    const chatWithTools = <E, R>(input: ChatInput, handlers: Readonly<Record<string, ToolHandler<E, R>>>) =>
+      toolRoundTrip(chat, input, handlers)
+
+    return { chat, chatStream, chatStreamed, chatJson, chatWithTools, moderate, rerank, embed, translate } as const
   })
 }) {
   /** A TextService over undici for the given settings. */
