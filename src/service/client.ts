@@ -205,7 +205,7 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
       prepareTranslate(input).pipe(Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse)))
 
     /** §4.2: runs the model's tool calls with `handlers` and returns the final answer. */
-    const chatWithTools = <E, R>(input: ChatInput, handlers: Readonly<Record<string, ToolHandler<E, R>>>) =>
+    const chatWithTools = <E = never, R = never>(input: ChatInput, handlers: Readonly<Record<string, ToolHandler<E, R>>>) =>
       toolRoundTrip(chat, input, handlers)
 
     return { chat, chatStream, chatStreamed, chatJson, chatWithTools, moderate, rerank, embed, translate } as const

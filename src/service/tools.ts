@@ -31,7 +31,7 @@ export interface RoundTrip {
   readonly toolCalls: number
 }
 
-export const toolRoundTrip = <E, R>(
+export const toolRoundTrip = <E = never, R = never>(
   chat: (input: Omit<ChatRequest, "stream">) => Effect.Effect<ChatCompletion, ServiceError>,
   input: Omit<ChatRequest, "stream">,
   handlers: Readonly<Record<string, ToolHandler<E, R>>>
