@@ -50,7 +50,7 @@ export const settingsFromEnv = Effect.gen(function* () {
   const idleMs = yield* Config.integer("SVC_STREAM_IDLE_TIMEOUT_MS").pipe(Config.withDefault(60_000))
   return {
     baseUrl: Option.filter(baseUrl, (u) => u.trim() !== ""),
-    apiKey,
+    apiKey: Option.filter(apiKey, (k) => Redacted.value(k).trim() !== ""),
     timeout: Duration.millis(timeoutMs),
     streamIdleTimeout: Duration.millis(idleMs)
   }

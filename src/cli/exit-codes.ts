@@ -1,0 +1,26 @@
+/** Exit codes of every command (documented in the README). */
+export const ExitCode = {
+  ok: 0,
+  /** Finished, but some records failed. */
+  failedRecords: 1,
+  /** Invalid job, configuration, option or input. */
+  invalid: 2,
+  /** Aborted: a condition that fails every request (e.g. 401). */
+  aborted: 3,
+  interrupted: 130
+} as const
+
+/** The exit code for an error that reached the top of a command. */
+export const exitCodeFor = (error: unknown): number => {
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
+  switch (tag) {
+    case "ConfigError":
+    case "InvalidRequestError":
+    case "ValidationError":
+      return ExitCode.invalid
+    case "UnauthorizedError":
+      return ExitCode.aborted
+    default:
+      return ExitCode.failedRecords
+  }
+}
