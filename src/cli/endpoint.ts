@@ -3,13 +3,13 @@
  * emulator, started in-process on loopback with a one-off key. Which one is in use is always
  * visible (`emulated`), so no output can be mistaken for the real service's.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { Emulator } from "../emulator/emulator.ts"
 import type { EmulatorOptions } from "../emulator/options.ts"
 import { TextService } from "../service/client.ts"
 import { envProvider, ServiceConfig, settingsFromEnv } from "../service/config.ts"
+import { httpClientLayer } from "../service/http.ts"
 
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly detail: string }> {
   override get message() {
@@ -54,10 +54,7 @@ const configLayer = (emulatorOptions: EmulatorOptions) =>
 
 /** TextService and ServiceEndpoint for a command. */
 export const serviceLayer = (emulatorOptions: EmulatorOptions = {}) =>
-  TextService.Default.pipe(
-    Layer.provideMerge(configLayer(emulatorOptions)),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
+  TextService.Default.pipe(Layer.provide(httpClientLayer), Layer.provideMerge(configLayer(emulatorOptions)))
 
 export const describeEndpoint = (e: EndpointInfo): string =>
   e.emulated

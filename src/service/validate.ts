@@ -29,9 +29,8 @@ export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, errors: "first" 
 }
 
 /** Validates `request` and serialises it, checking the endpoint's body limit. */
-export const prepareBody = <A, I>(endpoint: Endpoint, path: string, schema: Schema.Schema<A, I>) => {
+export const prepareBody = <A>(endpoint: Endpoint, path: string, schema: Schema.Schema<A, A>) => {
   const decode = decodeStrict(schema)
-  const encode = Schema.encodeSync(schema)
   const limit = bodyLimitFor(path)
   return (request: unknown): Effect.Effect<string, InvalidRequestError> =>
     Either.match(decode(request), {
@@ -46,7 +45,9 @@ export const prepareBody = <A, I>(endpoint: Endpoint, path: string, schema: Sche
         )
       },
       onRight: (valid) => {
-        const body = JSON.stringify(encode(valid))
+        // Request schemas have no transformations (Type = Encoded) and strict decoding has refused
+        // excess fields, so the decoded value is exactly what goes on the wire.
+        const body = JSON.stringify(valid)
         const bytes = utf8Bytes(body)
         return bytes > limit
           ? Effect.fail(
