@@ -5,6 +5,7 @@
 export { Paths, TextService, type ChatInput, type Moderation } from "./service/client.ts"
 export { envProvider, layerFromEnv, ServiceConfig, type ServiceSettings } from "./service/config.ts"
 export * from "./service/errors.ts"
+export { httpClientLayer } from "./service/http.ts"
 export { Categories, CategoryCodes, parseVerdict, type Category, type CategoryCode, type Verdict } from "./service/moderation.ts"
 export { codePointLength, Limits, Models, utf8Bytes } from "./service/limits.ts"
 export { countTokens, withinTokens } from "./service/tokens.ts"

@@ -6,7 +6,7 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Effect, Either, Layer, ParseResult, Redacted, Schema, Stream } from "effect"
-import { ServiceConfig } from "./config.ts"
+import { layerFromEnv, ServiceConfig } from "./config.ts"
 import {
   type Endpoint,
   errorForStatus,
@@ -210,6 +210,9 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
   /** A TextService over undici for the given settings. */
   static readonly layer = (options: Parameters<typeof ServiceConfig.make>[0]) =>
     TextService.Default.pipe(Layer.provide(httpClientLayer), Layer.provide(ServiceConfig.layer(options)))
+
+  /** A TextService configured from SVC_BASE_URL / SVC_API_KEY (environment, then `.env`). */
+  static readonly layerFromEnv = TextService.Default.pipe(Layer.provide(httpClientLayer), Layer.provide(layerFromEnv))
 }
 
 export { ModerationParseError }

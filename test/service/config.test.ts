@@ -5,6 +5,8 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inspect } from "node:util"
+import { Emulator } from "../../src/emulator/emulator.ts"
+import { TextService } from "../../src/service/client.ts"
 import { envProvider, ServiceConfig, settingsFromEnv } from "../../src/service/config.ts"
 
 describe("service configuration", () => {
@@ -31,4 +33,27 @@ describe("service configuration", () => {
     expect(s.baseUrl).toBe("http://x")
     for (const shown of [String(s.apiKey), JSON.stringify(s), inspect(s, { depth: 5 })]) expect(shown).not.toContain("sk-very-secret")
   })
+})
+
+describe("TextService.layerFromEnv", () => {
+  it.scopedLive("reaches the service named by SVC_BASE_URL with SVC_API_KEY", () =>
+    Effect.gen(function* () {
+      const emu = yield* Emulator.make({ apiKey: "env-key-42" })
+      const saved = { url: process.env.SVC_BASE_URL, key: process.env.SVC_API_KEY }
+      process.env.SVC_BASE_URL = emu.url
+      process.env.SVC_API_KEY = "env-key-42"
+      try {
+        const t = yield* Effect.gen(function* () {
+          const svc = yield* TextService
+          return yield* svc.translate({ text: "ok", source_lang: "en", target_lang: "ja" })
+        }).pipe(Effect.provide(TextService.layerFromEnv))
+        expect(t.translated_text.length).toBeGreaterThan(0)
+      } finally {
+        for (const [k, v] of [["SVC_BASE_URL", saved.url], ["SVC_API_KEY", saved.key]] as const) {
+          if (v === undefined) delete process.env[k]
+          else process.env[k] = v
+        }
+      }
+    })
+  )
 })
