@@ -15,6 +15,9 @@ export const exitCodeFor = (error: unknown): number => {
   const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
   switch (tag) {
     case "ConfigError":
+    case "JobFileError":
+    case "SourceError":
+    case "LedgerError":
     case "InvalidRequestError":
     case "ValidationError":
       return ExitCode.invalid

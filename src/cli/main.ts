@@ -1,25 +1,37 @@
 /** The `svc-batch` command. Layers for each subcommand are assembled in that subcommand's file. */
 import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect } from "effect"
+import { NodeContext } from "@effect/platform-node"
+import { Cause, Console, Effect, Exit, Fiber } from "effect"
 import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
+import { runCommand } from "./run-command.ts"
+import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([emulatorCommand, demoCommand])
+  Command.withSubcommands([runCommand, emulatorCommand, demoCommand])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
 
-cli(process.argv).pipe(
+const program = cli(process.argv).pipe(
   // A failure prints one clear line (no stack) and sets the documented exit code.
   Effect.catchAll((error) =>
     Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`).pipe(
       Effect.andThen(Effect.sync(() => void (process.exitCode = exitCodeFor(error))))
     )
   ),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain
+  Effect.provide(NodeContext.layer)
 )
+
+const fiber = Effect.runFork(program)
+installSignalHandlers(() => Effect.runFork(Fiber.interrupt(fiber)))
+fiber.addObserver((exit) => {
+  if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+    console.error(`svc-batch: unexpected failure\n${Cause.pretty(exit.cause)}`)
+    process.exitCode = 1
+  }
+  // Exit even if a library left a handle open (e.g. a keep-alive socket).
+  setImmediate(() => process.exit(process.exitCode ?? 0))
+})

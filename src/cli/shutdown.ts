@@ -1,0 +1,35 @@
+/**
+ * Signals. The first SIGINT/SIGTERM asks the running command to stop gracefully when it can
+ * (`run` registers a hook: stop reading, finish what is in flight, flush, exit 130); a command
+ * without a hook is interrupted (e.g. the emulator closes and exits 0). A second signal exits at
+ * once with 130; SQLite's transactions keep the ledger consistent.
+ */
+import { Deferred, Effect, Exit } from "effect"
+
+let hook: (() => void) | undefined
+
+/** Registers this command for graceful stops; the effect completes when a stop is asked. */
+export const gracefulStop = Effect.gen(function* () {
+  const d = yield* Deferred.make<void>()
+  hook = () => Deferred.unsafeDone(d, Exit.void)
+  yield* Effect.addFinalizer(() => Effect.sync(() => void (hook = undefined)))
+  return Deferred.await(d)
+})
+
+/** Installs the handlers; `interrupt` stops a command that has no hook. */
+export const installSignalHandlers = (interrupt: () => void) => {
+  let count = 0
+  const onSignal = (signal: NodeJS.Signals) => {
+    count++
+    if (count > 1) {
+      console.error(`svc-batch: second ${signal}: exiting now (the ledger stays consistent)`)
+      process.exit(130)
+    }
+    if (hook) {
+      console.error(`svc-batch: ${signal}: stopping — finishing requests in flight; press Ctrl-C again to exit at once`)
+      hook()
+    } else interrupt()
+  }
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+}

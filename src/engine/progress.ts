@@ -1,0 +1,60 @@
+/**
+ * Progress: a bar (cli-progress) on a terminal; on anything else (cron, CI), one log line every
+ * few seconds. Both on stderr, so stdout stays for results.
+ */
+import { SingleBar } from "cli-progress"
+import { Duration, Effect, Schedule } from "effect"
+import type { Counters } from "./counters.ts"
+
+const line = (c: Counters, rate: number) => {
+  const finished = c.done + c.failed
+  const total = c.total > 0 ? `${c.totalIsEstimate ? "~" : ""}${c.total}` : "?"
+  const eta = rate > 0 && c.total > finished ? `, ETA ${Math.ceil((c.total - finished) / rate)}s` : ""
+  return `${finished}/${total} records (${c.failed} failed, ${c.skipped} already done), ${rate.toFixed(1)} rec/s${eta}; requests ${c.requests}, cache hits ${c.cacheHits}, retries ${c.retries}, 429s ${c.rateLimited}`
+}
+
+export const reportProgress = (stage: string, counters: Counters, tty: boolean) =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    const rate = () => {
+      const seconds = (Date.now() - started) / 1000
+      return seconds > 0 ? (counters.done + counters.failed - counters.skipped) / seconds : 0
+    }
+    if (!tty) {
+      yield* Effect.forkScoped(
+        Effect.sync(() => console.error(`[${new Date().toISOString()}] ${stage}: ${line(counters, rate())}`)).pipe(
+          Effect.repeat(Schedule.spaced(Duration.seconds(5))),
+          Effect.delay(Duration.seconds(5))
+        )
+      )
+      return
+    }
+    const bar = new SingleBar({
+      format: `${stage} |{bar}| {value}/{total} {rate} rec/s | failed {failed} | cache {cache} | retries {retries} | 429s {r429} | ETA {eta}s`,
+      hideCursor: true,
+      stream: process.stderr
+    })
+    const payload = () => ({
+      failed: counters.failed,
+      cache: counters.cacheHits,
+      retries: counters.retries,
+      r429: counters.rateLimited,
+      rate: rate().toFixed(1)
+    })
+    bar.start(Math.max(1, counters.total), 0, payload())
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        bar.setTotal(Math.max(1, counters.done + counters.failed))
+        bar.update(counters.done + counters.failed, payload())
+        bar.stop()
+      })
+    )
+    yield* Effect.forkScoped(
+      Effect.sync(() => {
+        if (counters.done + counters.failed > counters.total) bar.setTotal(counters.done + counters.failed)
+        bar.update(counters.done + counters.failed, payload())
+      }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(250))))
+    )
+  })
+
+export const summaryLine = line

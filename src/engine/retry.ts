@@ -1,0 +1,134 @@
+/**
+ * What to do after a failed attempt (the engine's policy, from the client's typed errors):
+ * - 429: a delay, not a spent attempt (the limiter shrinks and pauses);
+ * - 401: abort the whole job (every other request would fail too);
+ * - 503: pause every worker of the model, then retry (a spent attempt);
+ * - 500, transport, timeout, cut stream, invalid structured output: backoff with jitter, retry;
+ * - 400, 404, 413, anything else: the record fails with the service's message.
+ */
+import { Data, Duration, Effect, Option, Random } from "effect"
+import type { Limiter } from "./limiter.ts"
+
+export class JobAborted extends Data.TaggedError("JobAborted")<{ readonly reason: string }> {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** A request that failed for good; the record fails with this. */
+export class RequestFailed extends Data.TaggedError("RequestFailed")<{
+  readonly status: string
+  readonly detail: string
+  readonly attempts: number
+}> {
+  override get message() {
+    return `${this.status}: ${this.detail} (after ${this.attempts} attempt${this.attempts === 1 ? "" : "s"})`
+  }
+}
+
+export type Classification =
+  | { readonly _tag: "RateLimited"; readonly retryAfter: Duration.Duration | undefined }
+  | { readonly _tag: "Unavailable"; readonly retryAfter: Duration.Duration | undefined }
+  | { readonly _tag: "Transient" }
+  | { readonly _tag: "Permanent" }
+  | { readonly _tag: "Abort" }
+
+interface ErrorLike {
+  readonly _tag: string
+  readonly message: string
+  readonly retryable?: boolean
+  readonly status?: number
+  readonly retryAfter?: Option.Option<Duration.Duration>
+}
+
+export const classify = (error: ErrorLike): Classification => {
+  const after = error.retryAfter !== undefined ? Option.getOrUndefined(error.retryAfter) : undefined
+  switch (error._tag) {
+    case "RateLimitedError":
+      return { _tag: "RateLimited", retryAfter: after }
+    case "UnauthorizedError":
+      return { _tag: "Abort" }
+    case "ServerError":
+      return error.status === 503 ? { _tag: "Unavailable", retryAfter: after } : { _tag: "Transient" }
+    default:
+      return error.retryable === true ? { _tag: "Transient" } : { _tag: "Permanent" }
+  }
+}
+
+export interface RetryPolicy {
+  /** Attempts per request, counting the first (429s do not count). */
+  readonly maxAttempts: number
+  readonly baseDelay: Duration.Duration
+  readonly maxDelay: Duration.Duration
+  /** 429s tolerated for one request before it fails (a guard against a limit set far too high). */
+  readonly max429: number
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelay: Duration.millis(500),
+  maxDelay: Duration.seconds(30),
+  max429: 200
+}
+
+/** Exponential backoff with "equal jitter": half fixed, half random. */
+export const backoff = (policy: RetryPolicy, attempt: number) =>
+  Effect.gen(function* () {
+    const ceiling = Math.min(Duration.toMillis(policy.maxDelay), Duration.toMillis(policy.baseDelay) * 2 ** Math.max(0, attempt - 1))
+    const r = yield* Random.next
+    return Duration.millis(ceiling / 2 + r * (ceiling / 2))
+  })
+
+export interface RetryEvents {
+  readonly onRetry: () => void
+  readonly on429: () => void
+}
+
+/** Runs `attempt` under `limiter` with the policy above. */
+export const withRetry = <A, E extends ErrorLike, R>(
+  limiter: Limiter,
+  policy: RetryPolicy,
+  events: RetryEvents,
+  attempt: Effect.Effect<A, E, R>
+): Effect.Effect<A, RequestFailed | JobAborted, R> =>
+  Effect.gen(function* () {
+    let attempts = 0
+    let rateLimited = 0
+    while (true) {
+      const result = yield* Effect.either(limiter.run(attempt))
+      if (result._tag === "Right") {
+        yield* limiter.onSuccess
+        return result.right
+      }
+      const error = result.left
+      const c = classify(error)
+      switch (c._tag) {
+        case "Abort":
+          return yield* Effect.fail(new JobAborted({ reason: error.message }))
+        case "Permanent":
+          return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts: attempts + 1 }))
+        case "RateLimited": {
+          events.on429()
+          rateLimited++
+          if (rateLimited > policy.max429) {
+            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: `${error.message}; gave up after ${rateLimited} 429s`, attempts: attempts + 1 }))
+          }
+          yield* limiter.onRateLimited(c.retryAfter)
+          // Without Retry-After, wait a backoff step before asking again.
+          if (c.retryAfter === undefined) yield* Effect.sleep(yield* backoff(policy, Math.min(rateLimited, 6)))
+          continue
+        }
+        case "Unavailable":
+        case "Transient": {
+          attempts++
+          if (attempts >= policy.maxAttempts) {
+            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts }))
+          }
+          events.onRetry()
+          const delay = c._tag === "Unavailable" && c.retryAfter !== undefined ? c.retryAfter : yield* backoff(policy, attempts)
+          if (c._tag === "Unavailable") yield* limiter.pauseFor(delay)
+          else yield* Effect.sleep(delay)
+        }
+      }
+    }
+  })

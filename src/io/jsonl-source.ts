@@ -1,0 +1,35 @@
+/** JSON Lines, streaming: one object per line; a bad or non-object line is a reject with its line. */
+import { Option, Stream } from "effect"
+import { createReadStream } from "node:fs"
+import { createInterface } from "node:readline"
+import { type Source, SourceError, type SourceItem } from "./source.ts"
+
+export const jsonlSource = (path: string): Source => ({
+  format: "jsonl",
+  path,
+  columns: async () => undefined,
+  items: () =>
+    Stream.suspend(() => {
+      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity })
+      let line = 0
+      let ordinal = 0
+      return Stream.fromAsyncIterable(lines, (e) => new SourceError({ path, detail: `cannot read JSONL: ${(e as Error).message}` })).pipe(
+        Stream.filterMap((text): Option.Option<SourceItem> => {
+          line++
+          const trimmed = line === 1 ? text.replace(/^\uFEFF/, "").trim() : text.trim()
+          if (trimmed === "") return Option.none()
+          let value: unknown
+          try {
+            value = JSON.parse(trimmed)
+          } catch (e) {
+            return Option.some({ _tag: "Reject", ordinal: ordinal++, line, reason: `invalid JSON: ${(e as Error).message}`, raw: text.slice(0, 2000) })
+          }
+          if (value === null || typeof value !== "object" || Array.isArray(value)) {
+            const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+            return Option.some({ _tag: "Reject", ordinal: ordinal++, line, reason: `expected a JSON object, got ${kind}`, raw: text.slice(0, 2000) })
+          }
+          return Option.some({ _tag: "Record", ordinal: ordinal++, line, fields: value as Record<string, unknown> })
+        })
+      )
+    })
+})

@@ -1,0 +1,37 @@
+/**
+ * The ledger's schema, as ordered migrations tracked by `PRAGMA user_version`.
+ * Never edit a shipped migration; append a new one.
+ */
+export const migrations: ReadonlyArray<string> = [
+  `
+  CREATE TABLE answers (
+    content_key TEXT PRIMARY KEY,   -- hash of endpoint, model, canonical parameters, text
+    endpoint    TEXT NOT NULL,
+    model       TEXT NOT NULL,
+    answer      TEXT NOT NULL,      -- the answer as JSON (what the stage needs of the response)
+    tokens      INTEGER NOT NULL DEFAULT 0,
+    created_at  INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE runs (
+    id           INTEGER PRIMARY KEY,
+    job          TEXT NOT NULL,
+    fingerprint  TEXT NOT NULL,     -- of the input file
+    status       TEXT NOT NULL,     -- running | interrupted | finished | aborted
+    started_at   INTEGER NOT NULL,
+    finished_at  INTEGER,
+    counters     TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE INDEX runs_by_job ON runs (job, id);
+
+  CREATE TABLE records (
+    run_id    INTEGER NOT NULL,
+    ordinal   INTEGER NOT NULL,     -- data row index in the input
+    key       TEXT NOT NULL,        -- id column value, or fingerprint:ordinal
+    status    TEXT NOT NULL,        -- done | failed
+    output    TEXT,                 -- JSON array of output field sets (one per output row)
+    error     TEXT,                 -- JSON {stage, status, message, attempts} when failed
+    PRIMARY KEY (run_id, ordinal)
+  ) WITHOUT ROWID;
+  `
+]
