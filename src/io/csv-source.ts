@@ -11,8 +11,15 @@ import { type Source, SourceError, type SourceItem } from "./source.ts"
 const MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 export const csvSource = (path: string): Source => {
+  /**
+   * csv-parse counts a CRLF inside quotes as two lines, so its line numbers drift after such a
+   * row; `drift` (updated in parse order, in on_record) corrects them. A bad quote can raise
+   * several skip events for one row: one reject per line is kept.
+   */
   const open = () => {
     const skipped: Array<{ line: number; reason: string; raw: string }> = []
+    let drift = 0
+    type Raw = { record: Record<string, string>; raw: string; info: { lines: number; error?: Error } }
     const parser = createReadStream(path).pipe(
       parse({
         columns: true,
@@ -22,8 +29,17 @@ export const csvSource = (path: string): Source => {
         relax_column_count: true,
         skip_records_with_error: true,
         max_record_size: MAX_RECORD_BYTES,
-        on_skip: (error: Error & { lines?: number; raw?: string } | undefined, raw?: string) => {
-          if (error) skipped.push({ line: error.lines ?? 0, reason: error.message, raw: raw ?? error.raw ?? "" })
+        on_record: (row: Raw) => {
+          const body = row.raw.replace(/\r?\n?$/, "")
+          drift += body.match(/\r\n/g)?.length ?? 0
+          const line = row.info.lines - drift - (body.match(/\n/g)?.length ?? 0)
+          return { ...row, line }
+        },
+        on_skip: (error: (Error & { lines?: number; raw?: string }) | undefined, raw?: string) => {
+          if (!error) return
+          const line = (error.lines ?? 0) - drift
+          if (skipped.length > 0 && skipped[skipped.length - 1]!.line === line) return
+          skipped.push({ line, reason: error.message, raw: raw ?? error.raw ?? "" })
         }
       })
     )
@@ -53,20 +69,18 @@ export const csvSource = (path: string): Source => {
           }
           return out
         }
-        type Row = { record: Record<string, string>; raw: string; info: { lines: number; error?: Error; columns?: unknown } }
+        type Row = { record: Record<string, string>; raw: string; line: number; info: { error?: Error } }
         const rows = Stream.fromAsyncIterable(
           parser as AsyncIterable<Row>,
           (e) => new SourceError({ path, detail: `cannot read CSV: ${(e as Error).message}` })
         ).pipe(
           Stream.mapConcat((row): Array<SourceItem> => {
-            // info.lines is the line where the record ends; a record starts after the previous one.
-            const endLine = row.info.lines
-            const startLine = endLine - (row.raw.match(/\n/g)?.length ?? 0) + (row.raw.endsWith("\n") ? 1 : 0)
-            const items = drainSkipped(startLine)
+            const items = drainSkipped(row.line)
             if (row.info.error) {
-              items.push({ _tag: "Reject", ordinal: ordinal++, line: startLine, reason: row.info.error.message, raw: row.raw.replace(/\r?\n$/, "") })
+              const reason = row.info.error.message.replace(/ on line \d+$/, "")
+              items.push({ _tag: "Reject", ordinal: ordinal++, line: row.line, reason, raw: row.raw.replace(/\r?\n?$/, "") })
             } else {
-              items.push({ _tag: "Record", ordinal: ordinal++, line: startLine, fields: row.record })
+              items.push({ _tag: "Record", ordinal: ordinal++, line: row.line, fields: row.record })
             }
             return items
           })
