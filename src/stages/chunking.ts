@@ -1,46 +1,76 @@
 /**
- * Splits text into chunks under a size limit, at sentence boundaries where possible and never
- * inside a grapheme cluster. Segmentation runs per paragraph: Intl.Segmenter's cost grows faster
- * than linearly with input length. Concatenating the chunks gives back the text exactly.
+ * Splits text into chunks under a size limit, at sentence boundaries where possible (then words,
+ * then graphemes — never inside a grapheme cluster). Concatenating the chunks gives back the text
+ * exactly. Each piece is measured once and chunk sizes are sums of piece sizes: exact for code
+ * points, an upper bound for BPE tokens (merges across a boundary only lower the count), and
+ * linear in the text's length. Segmentation runs per paragraph: Intl.Segmenter's cost grows faster
+ * than linearly with input length.
  */
 
 const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" })
+const words = new Intl.Segmenter(undefined, { granularity: "word" })
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
 
-/** Pieces of `text` (sentences, or graphemes of an over-long sentence), in order. */
-function* pieces(text: string, fits: (s: string) => boolean): Generator<string> {
-  for (const paragraph of text.split(/(?<=\n)/)) {
-    for (const { segment } of sentences.segment(paragraph)) {
-      if (fits(segment)) {
-        yield segment
-        continue
-      }
-      let part = ""
-      for (const { segment: g } of graphemes.segment(segment)) {
-        if (part !== "" && !fits(part + g)) {
-          yield part
-          part = ""
-        }
-        part += g
-      }
-      if (part !== "") yield part
-    }
-  }
+interface Piece {
+  readonly text: string
+  readonly size: number
 }
 
-/** Chunks whose `measure` is at most `limit`, greedily filled with whole sentences. */
+const WINDOW = 8000
+
+/**
+ * Windows of at most WINDOW code units, cut at the last line break, else sentence end, else
+ * white space inside the window (never inside a surrogate pair).
+ */
+function* windows(text: string): Generator<string> {
+  let start = 0
+  while (text.length - start > WINDOW) {
+    const slice = text.slice(start, start + WINDOW)
+    let cut = slice.lastIndexOf("\n") + 1
+    if (cut < WINDOW / 2) cut = Math.max(cut, lastMatchEnd(slice, /[.!?。！？]\s*/g))
+    if (cut < WINDOW / 2) cut = Math.max(cut, lastMatchEnd(slice, /\s+/g))
+    if (cut <= 0) cut = WINDOW - (/[\ud800-\udbff]/.test(slice[WINDOW - 1]!) ? 1 : 0)
+    yield slice.slice(0, cut)
+    start += cut
+  }
+  if (start < text.length) yield text.slice(start)
+}
+
+const lastMatchEnd = (s: string, re: RegExp): number => {
+  let end = 0
+  for (const m of s.matchAll(re)) end = m.index + m[0].length
+  return end
+}
+
+/** Pieces of `text`, each within `limit`, in order. */
+function* pieces(text: string, limit: number, measure: (s: string) => number): Generator<Piece> {
+  const levels = [sentences, words, graphemes]
+  function* split(segment: string, level: number): Generator<Piece> {
+    const size = measure(segment)
+    if (size <= limit || level >= levels.length) {
+      yield { text: segment, size }
+      return
+    }
+    for (const { segment: part } of levels[level]!.segment(segment)) yield* split(part, level + 1)
+  }
+  for (const window of windows(text)) yield* split(window, 0)
+}
+
+/** Chunks whose `measure` is at most `limit` (a single grapheme over the limit stands alone). */
 export const chunkText = (text: string, limit: number, measure: (s: string) => number): Array<string> => {
   if (text === "") return []
   if (measure(text) <= limit) return [text]
-  const fits = (s: string) => measure(s) <= limit
   const chunks: Array<string> = []
   let current = ""
-  for (const piece of pieces(text, fits)) {
-    if (current !== "" && !fits(current + piece)) {
+  let size = 0
+  for (const piece of pieces(text, limit, measure)) {
+    if (current !== "" && size + piece.size > limit) {
       chunks.push(current)
       current = ""
+      size = 0
     }
-    current += piece
+    current += piece.text
+    size += piece.size
   }
   if (current !== "") chunks.push(current)
   return chunks

@@ -20,6 +20,8 @@ export interface ModerateOptions {
   /** Prefix of the output columns. */
   readonly prefix?: string
   readonly when?: (fields: Fields) => boolean
+  /** Ask with `stream: true` (the verdict arrives as SSE; a cut stream is retried). */
+  readonly stream?: boolean
 }
 
 const MAX_VERDICT_TOKENS = 64
@@ -36,10 +38,12 @@ export const moderate = (options: ModerateOptions): Stage => {
     model,
     params,
     text,
-    send: (svc) =>
-      svc
-        .chat({ model, messages: [{ role: "user", content: text }], max_completion_tokens: MAX_VERDICT_TOKENS })
-        .pipe(Effect.map((c) => ({ value: c.choices[0]?.message.content ?? "", tokens: c.usage.total_tokens })))
+    send: (svc) => {
+      const input = { model, messages: [{ role: "user" as const, content: text }], max_completion_tokens: MAX_VERDICT_TOKENS }
+      return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(
+        Effect.map((c) => ({ value: c.choices[0]?.message.content ?? "", tokens: c.usage.total_tokens }))
+      )
+    }
   })
 
   return {

@@ -1,0 +1,71 @@
+/** The moderate stage and text chunking. */
+import { describe, expect, it } from "@effect/vitest"
+import { StageInputError } from "../../src/engine/stage.ts"
+import { chunkText } from "../../src/stages/chunking.ts"
+import { moderate } from "../../src/stages/moderate.ts"
+import { countTokens } from "../../src/service/tokens.ts"
+
+describe("chunkText", () => {
+  it("keeps short text whole and splits long text at sentence ends, losing nothing", () => {
+    expect(chunkText("", 10, (s) => s.length)).toEqual([])
+    expect(chunkText("Short one.", 100, (s) => s.length)).toEqual(["Short one."])
+    const text = "First sentence here. Second sentence here. Third one!\nA new paragraph. 日本語の文です。次の文。"
+    const chunks = chunkText(text, 30, (s) => s.length)
+    expect(chunks.join("")).toBe(text)
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(30)
+    expect(chunks[0]).toBe("First sentence here. ")
+  })
+
+  it("splits an over-long sentence by graphemes, never inside one", () => {
+    const family = "👨‍👩‍👧‍👦"
+    const text = family.repeat(20)
+    const chunks = chunkText(text, 15, (s) => s.length) // a family is 11 UTF-16 units
+    expect(chunks.join("")).toBe(text)
+    for (const c of chunks) expect(c).toBe(family)
+  })
+
+  it("chunks long text without punctuation or line breaks (windowed segmentation)", () => {
+    const text = "word ".repeat(40_000) + "日本語".repeat(5000)
+    const chunks = chunkText(text, 4000, countTokens)
+    expect(chunks.join("")).toBe(text)
+    for (const c of chunks) expect(countTokens(c)).toBeLessThanOrEqual(4000)
+  })
+
+  it("measures in tokens for the guard", () => {
+    const text = "word ".repeat(3000)
+    const chunks = chunkText(text, 1000, countTokens)
+    expect(chunks.join("")).toBe(text)
+    for (const c of chunks) expect(countTokens(c)).toBeLessThanOrEqual(1000)
+    expect(chunks.length).toBeGreaterThanOrEqual(3)
+  })
+})
+
+describe("moderate stage", () => {
+  const stage = moderate({ fields: ["title", "body"], maxTokensPerCall: 50 })
+
+  it("makes one request per non-empty chunk of every field", () => {
+    const requests = stage.requests({ title: "Hello", body: "A sentence. ".repeat(30), extra: 1 })
+    if (requests instanceof StageInputError) throw new Error(requests.message)
+    expect(requests.length).toBeGreaterThan(2)
+    expect(requests[0]!.text).toBe("Hello")
+    expect(requests.every((r) => r.model === "svc3-guard" && r.endpoint === "chat")).toBe(true)
+    expect((stage.requests({ title: "", body: null }) as ReadonlyArray<unknown>).length).toBe(0)
+  })
+
+  it("fails a record whose field is missing, without a request", () => {
+    const r = stage.requests({ title: "x" })
+    expect(r).toBeInstanceOf(StageInputError)
+    expect((r as StageInputError).message).toContain("body")
+  })
+
+  it("combines chunk verdicts: harmful if any part is, union of codes, raw kept when unparseable", () => {
+    expect(stage.combine({}, ["安全", "安全"])).toEqual([{ moderation_verdict: "safe", moderation_categories: "", moderation_raw: "" }])
+    expect(stage.combine({}, ["安全", "有害\nT9, T2", "有害\nT2"])).toEqual([
+      { moderation_verdict: "harmful", moderation_categories: "T2,T9", moderation_raw: "" }
+    ])
+    expect(stage.combine({}, ["安全", "I cannot judge this"])).toEqual([
+      { moderation_verdict: "unparsed", moderation_categories: "", moderation_raw: "I cannot judge this" }
+    ])
+    expect(stage.combine({}, [])[0]!.moderation_verdict).toBe("safe")
+  })
+})
