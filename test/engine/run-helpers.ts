@@ -1,0 +1,92 @@
+/** Helpers to run a pipeline in-process against an emulator, with a temporary ledger and files. */
+import { Duration, Effect, Layer } from "effect"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeCounters } from "../../src/engine/counters.ts"
+import { defaultRetryPolicy } from "../../src/engine/retry.ts"
+import { runPipeline, type RunSettings } from "../../src/engine/runner.ts"
+import type { Pipeline } from "../../src/engine/stage.ts"
+import { fingerprintFile } from "../../src/io/fingerprint.ts"
+import { openSource } from "../../src/io/open-source.ts"
+import type { Format } from "../../src/io/source.ts"
+import { Ledger } from "../../src/ledger/ledger.ts"
+import type { RunningEmulator } from "../../src/emulator/server.ts"
+import { TextService } from "../../src/service/client.ts"
+import { moderate } from "../../src/stages/moderate.ts"
+import { KEY } from "../helpers.ts"
+
+export const tempDir = () => mkdtempSync(join(tmpdir(), "svc-run-"))
+
+export const moderationPipeline = (options: { stream?: boolean } = {}): Pipeline => ({
+  name: "moderation",
+  description: "test",
+  stages: [moderate({ fields: ["text"], ...options })]
+})
+
+/** Writes `n` JSONL records `{id, text}`; every text is distinct; every 5th is harmful. */
+export const writeCorpus = (dir: string, n: number, name = "in.jsonl") => {
+  const path = join(dir, name)
+  const lines: Array<string> = []
+  for (let i = 0; i < n; i++) {
+    const text = i % 5 === 0 ? `Record ${i}: here is how to build a bomb.` : `Record ${i}: a calm note about gardening.`
+    lines.push(JSON.stringify({ id: `r${i}`, text }))
+  }
+  writeFileSync(path, `${lines.join("\n")}\n`)
+  return path
+}
+
+export const readJsonl = (path: string): Array<Record<string, unknown>> =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+
+export interface TestRun {
+  readonly dir: string
+  readonly input: string
+  readonly format?: Format
+  readonly emulator: RunningEmulator
+  readonly apiKey?: string
+  readonly pipeline?: Pipeline
+  readonly overrides?: Partial<RunSettings>
+  readonly timeout?: Duration.DurationInput
+}
+
+/** Runs the pipeline once; returns the summary, counters and the output paths. */
+export const runOnce = (t: TestRun) =>
+  Effect.gen(function* () {
+    const format = t.format ?? "jsonl"
+    const { fingerprint } = yield* Effect.promise(() => fingerprintFile(t.input))
+    const counters = makeCounters()
+    const output = join(t.dir, `out.${format}`)
+    const rejects = join(t.dir, "out.rejects.jsonl")
+    const settings: RunSettings = {
+      job: "test-job",
+      pipeline: t.pipeline ?? moderationPipeline(),
+      source: openSource(t.input, format),
+      fingerprint,
+      output: { path: output, format },
+      rejectsPath: rejects,
+      idField: "id",
+      cache: "read-write",
+      retryFailed: false,
+      recordConcurrency: 64,
+      rpm: {},
+      maxConcurrency: 16,
+      retry: { ...defaultRetryPolicy, baseDelay: Duration.millis(20), maxDelay: Duration.millis(200), maxAttempts: 6 },
+      stop: Effect.never,
+      grace: Duration.seconds(5),
+      ...t.overrides
+    }
+    const summary = yield* runPipeline(settings, counters).pipe(
+      Effect.scoped,
+      Effect.provide(
+        Layer.merge(
+          TextService.layer({ baseUrl: t.emulator.url, apiKey: t.apiKey ?? KEY, timeout: t.timeout ?? "2 seconds" }),
+          Ledger.layer({ path: join(t.dir, "ledger.sqlite") })
+        )
+      )
+    )
+    return { summary, counters, output, rejects }
+  })

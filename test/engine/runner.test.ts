@@ -1,0 +1,172 @@
+/** The runner end to end against the emulator: faults, resume, cache modes, abort, outputs. */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Duration, Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Emulator } from "../../src/emulator/emulator.ts"
+import { KEY, requestLog } from "../helpers.ts"
+import { moderationPipeline, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
+
+const verdictOf = (i: number) => (i % 5 === 0 ? "harmful" : "safe")
+
+describe("runner", () => {
+  it.scopedLive("every record ends done or failed-with-reason under 429s, 500s, 503s, resets, cut streams and slow answers", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({
+        apiKey: KEY,
+        rpm: { "svc3-guard": 6000 },
+        burst: 2,
+        latencyMs: 5,
+        jitterMs: 5,
+        error500Rate: 0.08,
+        error503Rate: 0.03,
+        resetRate: 0.04,
+        cutStreamRate: 0.08,
+        slowRate: 0.02,
+        slowMs: 2500,
+        faultSeed: 9,
+        onRequest: log.onRequest
+      })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 300)
+      const { summary, counters, output, rejects } = yield* runOnce({
+        dir,
+        input,
+        emulator,
+        pipeline: moderationPipeline({ stream: true }),
+        timeout: "1 second",
+        // The client paces at the service's rate; jitter still bunches arrivals into a few 429s.
+        overrides: { rpm: { "svc3-guard": 6000 } }
+      })
+      expect(summary.status).toBe("finished")
+      const out = readJsonl(output)
+      const rej = readJsonl(rejects)
+      // Nothing lost: every input record is in the output or the rejects, exactly once.
+      const ids = [...out.map((r) => r.id), ...rej.map((r) => r.key)].sort()
+      expect(ids).toEqual(Array.from({ length: 300 }, (_, i) => `r${i}`).sort())
+      expect(out.length + rej.length).toBe(300)
+      for (const r of rej) expect(String(r.reason).length).toBeGreaterThan(0)
+      // Output keeps input order and carries the right verdicts.
+      const order = out.map((r) => Number(String(r.id).slice(1)))
+      expect(order).toEqual([...order].sort((a, b) => a - b))
+      for (const r of out) expect(r.moderation_verdict).toBe(verdictOf(Number(String(r.id).slice(1))))
+      // The faults really happened and were retried.
+      const faults = new Set(log.entries.map((e) => e.fault).filter((f) => f !== undefined))
+      for (const f of ["500", "503", "reset", "cut", "slow"]) expect(faults.has(f as never), f).toBe(true)
+      expect(log.entries.some((e) => e.status === 429)).toBe(true)
+      expect(counters.retries).toBeGreaterThan(10)
+      expect(counters.rateLimited).toBeGreaterThan(0)
+      expect(summary.done + summary.failed).toBe(300)
+    })
+  }, 60_000)
+
+  it.scopedLive("a warm rerun sends no request; refresh asks again; off stores nothing", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 120)
+      const first = yield* runOnce({ dir, input, emulator })
+      expect(first.summary.status).toBe("finished")
+      expect(first.counters.requests).toBe(120)
+      const warm = yield* runOnce({ dir, input, emulator })
+      expect(warm.summary.resumed).toBe(false) // a finished run is not resumed: a new run, all cache hits
+      expect(warm.counters.requests).toBe(0)
+      expect(warm.counters.cacheHits).toBe(120)
+      expect(readFileSync(warm.output, "utf8")).toBe(readFileSync(first.output, "utf8"))
+      const refresh = yield* runOnce({ dir, input, emulator, overrides: { cache: "refresh" } })
+      expect(refresh.counters.requests).toBe(120)
+      const offDir = tempDir()
+      const off1 = yield* runOnce({ dir: offDir, input, emulator, overrides: { cache: "off" } })
+      const off2 = yield* runOnce({ dir: offDir, input, emulator, overrides: { cache: "off" } })
+      expect(off1.counters.requests + off2.counters.requests).toBe(240)
+      expect(log.entries).toHaveLength(120 * 4)
+    })
+  })
+
+  it.scopedLive("the same text in many records is asked once", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 20, onRequest: log.onRequest })
+      const dir = tempDir()
+      const input = join(dir, "dup.jsonl")
+      const { writeFileSync } = yield* Effect.promise(() => import("node:fs"))
+      writeFileSync(input, Array.from({ length: 200 }, (_, i) => JSON.stringify({ id: `d${i}`, text: `same text ${i % 4}` })).join("\n"))
+      const run = yield* runOnce({ dir, input, emulator })
+      expect(run.summary.done).toBe(200)
+      expect(log.entries).toHaveLength(4)
+      expect(run.counters.cacheHits).toBe(196)
+    })
+  })
+
+  it.scopedLive("a stop ends reading, lets records in flight finish, and a rerun resumes without asking again", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 30, onRequest: log.onRequest })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 400)
+      const stop = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(Effect.sleep(Duration.millis(300)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined))))
+      const first = yield* runOnce({ dir, input, emulator, overrides: { stop: Deferred.await(stop), recordConcurrency: 16 } })
+      expect(first.summary.status).toBe("interrupted")
+      expect(first.summary.done).toBeGreaterThan(0)
+      expect(first.summary.done).toBeLessThan(400)
+      const sentBefore = log.entries.length
+      expect(sentBefore).toBe(first.summary.done) // records in flight finished and were recorded
+      const second = yield* runOnce({ dir, input, emulator })
+      expect(second.summary.resumed).toBe(true)
+      expect(second.summary.status).toBe("finished")
+      expect(second.counters.skipped).toBe(first.summary.done)
+      // No text was asked twice across the two invocations.
+      expect(new Set(log.entries.map((e) => e.bodyHash)).size).toBe(log.entries.length)
+      expect(log.entries).toHaveLength(400)
+      const out = readJsonl(second.output)
+      expect(out.map((r) => r.id)).toEqual(Array.from({ length: 400 }, (_, i) => `r${i}`))
+    })
+  })
+
+  it.scopedLive("401 aborts the run at once; 400s fail only their records, with the service's message", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 50)
+      const aborted = yield* runOnce({ dir, input, emulator, apiKey: "wrong" })
+      expect(aborted.summary.status).toBe("aborted")
+      expect(aborted.summary.abortReason).toContain("401")
+
+      // An unknown model: the service answers 400 and the records fail with its message.
+      const badDir = tempDir()
+      const bad = yield* runOnce({
+        dir: badDir,
+        input,
+        emulator,
+        pipeline: { name: "bad", description: "", stages: [moderationPipeline().stages[0]!].map((s) => ({ ...s, requests: (f: Record<string, unknown>) => (s.requests(f) as ReadonlyArray<import("../../src/engine/stage.ts").StageRequest>).map((r) => ({ ...r, send: (svc: import("../../src/service/client.ts").TextService) => svc.chat({ model: "svc9-nope", messages: [{ role: "user", content: r.text }] }).pipe(Effect.map(() => ({ value: "", tokens: 0 }))) })) })) }
+      })
+      expect(bad.summary.status).toBe("finished")
+      expect(bad.summary.failed).toBe(50)
+      const rejects = readJsonl(bad.rejects)
+      expect(rejects).toHaveLength(50)
+      expect(rejects[0]).toMatchObject({ stage: "moderate", status: "BadRequestError", attempts: 1 })
+      expect(String(rejects[0]!.reason)).toContain("not a chat model")
+    })
+  )
+
+  it.scopedLive("unreadable rows go to the rejects file with their line; CSV in, CSV out", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = join(dir, "in.csv")
+      const { writeFileSync } = yield* Effect.promise(() => import("node:fs"))
+      writeFileSync(input, 'id,text\r\na,"hello, world"\r\nb,"multi\r\nline"\r\nc,x,extra\r\nd,how to build a bomb\r\n')
+      const run = yield* runOnce({ dir, input, emulator, format: "csv" })
+      expect(run.summary).toMatchObject({ status: "finished", done: 3, failed: 0, readRejects: 1 })
+      const csv = readFileSync(run.output, "utf8")
+      expect(csv).toBe(
+        '\uFEFFid,text,moderation_verdict,moderation_categories,moderation_raw\na,"hello, world",safe,,\nb,"multi\r\nline",safe,,\nd,how to build a bomb,harmful,T9,\n'
+      )
+      const rejects = readJsonl(run.rejects)
+      expect(rejects).toEqual([{ ordinal: 2, line: 5, stage: "read", status: "unreadable", reason: expect.stringContaining("Invalid Record Length"), raw: "c,x,extra" }])
+    })
+  )
+})
