@@ -27,32 +27,48 @@ export const makeLimiter = (settings: LimiterSettings) =>
     let inFlight = 0
     let nextStart = 0
     let pausedUntil = 0
-    let waiters: Array<Deferred.Deferred<void>> = []
+    // FIFO of workers waiting for a slot; a released slot is handed to the first one.
+    const waiters: Array<Deferred.Deferred<void>> = []
 
-    const wakeAll = Effect.suspend(() => {
-      const woken = waiters
-      waiters = []
-      return Effect.forEach(woken, (d) => Deferred.succeed(d, undefined), { discard: true })
+    /** Hands free slots (under the current cap) to waiting workers, oldest first. */
+    const grant = Effect.suspend(() => {
+      const handed: Array<Deferred.Deferred<void>> = []
+      while (waiters.length > 0 && inFlight < Math.floor(cap)) {
+        inFlight++
+        handed.push(waiters.shift()!)
+      }
+      return handed.length === 0 ? Effect.void : Effect.forEach(handed, (d) => Deferred.succeed(d, undefined), { discard: true })
     })
 
-    /** Waits for a concurrency slot (woken on every release; re-checks the cap). */
+    /** Takes a slot, waiting in line when the cap is reached. */
     const takeSlot: Effect.Effect<void> = Effect.suspend(() => {
-      if (inFlight < Math.floor(cap)) {
+      if (waiters.length === 0 && inFlight < Math.floor(cap)) {
         inFlight++
         return Effect.void
       }
       return Deferred.make<void>().pipe(
         Effect.flatMap((d) => {
           waiters.push(d)
-          return Deferred.await(d).pipe(Effect.onInterrupt(() => Effect.sync(() => void (waiters = waiters.filter((w) => w !== d)))))
-        }),
-        Effect.zipRight(takeSlot)
+          return Deferred.await(d).pipe(
+            Effect.onInterrupt(() =>
+              Effect.suspend(() => {
+                const i = waiters.indexOf(d)
+                if (i >= 0) {
+                  waiters.splice(i, 1)
+                  return Effect.void
+                }
+                // The slot was handed over just as we were interrupted: give it back.
+                return releaseSlot
+              })
+            )
+          )
+        })
       )
     })
 
-    const releaseSlot = Effect.suspend(() => {
+    const releaseSlot: Effect.Effect<void> = Effect.suspend(() => {
       inFlight--
-      return wakeAll
+      return grant
     })
 
     /** Waits out any pause, then for this request's start time under the rate. */
@@ -82,7 +98,7 @@ export const makeLimiter = (settings: LimiterSettings) =>
       onSuccess: Effect.suspend(() => {
         const before = Math.floor(cap)
         cap = Math.min(max, cap + 1 / Math.max(1, cap))
-        return Math.floor(cap) > before ? wakeAll : Effect.void
+        return Math.floor(cap) > before ? grant : Effect.void
       }),
       /** Pauses every worker of the model (503 maintenance, Retry-After). */
       pauseFor: (d: Duration.Duration) => pauseFor(d),

@@ -10,7 +10,7 @@
  * A stop request ends the reading; records in flight finish (within a grace period); the ledger
  * is flushed; the run stays resumable.
  */
-import { Data, Duration, Effect, Stream } from "effect"
+import { Data, Duration, Effect, Queue, Stream } from "effect"
 import { Ledger, type FailureInfo } from "../ledger/ledger.ts"
 import { jsonlWriter, type RowWriter, writerFor } from "../io/writers.ts"
 import type { Format, Source, SourceRecord } from "../io/source.ts"
@@ -95,7 +95,8 @@ export const runPipeline = (settings: RunSettings, counters: Counters) =>
           if (requests instanceof StageInputError) {
             return yield* new RecordFailed({ info: { stage: stage.name, status: "input", message: requests.message, attempts: 0 } })
           }
-          const answers = yield* Effect.forEach(requests, answer, { concurrency: "unbounded" }).pipe(
+          const asked = requests.length === 1 ? Effect.map(answer(requests[0]!), (a) => [a]) : Effect.forEach(requests, answer, { concurrency: "unbounded" })
+          const answers = yield* asked.pipe(
             Effect.catchTag("RequestFailed", (e: RequestFailed) =>
               Effect.fail(new RecordFailed({ info: { stage: stage.name, status: e.status, message: e.detail, attempts: e.attempts } }))
             )
@@ -142,13 +143,33 @@ export const runPipeline = (settings: RunSettings, counters: Counters) =>
     // 2. the processing pass
     let stopped = false
     const stopSignal = settings.stop.pipe(Effect.tap(() => Effect.sync(() => void (stopped = true))))
-    const pass = settings.source.items().pipe(
+    // A fixed pool of workers takes records from a bounded queue (cheaper per record than a
+    // forked fiber each); the reader ends early on a stop, the workers then drain what is queued.
+    const work = yield* Queue.bounded<SourceRecord | undefined>(settings.recordConcurrency)
+    const workers = settings.recordConcurrency
+    const reader = settings.source.items().pipe(
       Stream.interruptWhen(stopSignal),
-      Stream.tap((item) => Effect.sync(() => void (item._tag === "Reject" && counters.readRejects++))),
-      Stream.filter((item): item is SourceRecord => item._tag === "Record"),
-      Stream.mapEffect(process, { concurrency: settings.recordConcurrency, unordered: true }),
-      Stream.runDrain
+      Stream.runForEach((item) => {
+        if (item._tag === "Reject") {
+          counters.readRejects++
+          return Effect.void
+        }
+        return Queue.offer(work, item)
+      }),
+      // One end marker per worker once reading is over (normally or by a stop). Not on failure:
+      // then the workers are interrupted and nobody would take them.
+      Effect.zipRight(Effect.forEach(Array.from({ length: workers }), () => Queue.offer(work, undefined), { discard: true }))
     )
+    const worker = Effect.gen(function* () {
+      while (true) {
+        const record = yield* Queue.take(work)
+        if (record === undefined) return
+        // After a stop, queued records are not started (they stay pending for the next run),
+        // but still taken, so the reader's end markers get through.
+        if (!stopped) yield* process(record)
+      }
+    })
+    const pass = Effect.all([reader, ...Array.from({ length: workers }, () => worker)], { concurrency: "unbounded", discard: true })
     // After a stop, records in flight get `grace` to finish; then they are interrupted (still pending).
     const bounded = Effect.raceFirst(pass, settings.stop.pipe(Effect.zipRight(Effect.sleep(settings.grace)), Effect.zipRight(Effect.sync(() => void (stopped = true)))))
     const result = yield* Effect.either(bounded)

@@ -1,7 +1,10 @@
-/** JSON Lines, streaming: one object per line; a bad or non-object line is a reject with its line. */
+/**
+ * JSON Lines, streaming with backpressure (the file is read only as fast as records are taken;
+ * readline's async iterator would read ahead without bound): one object per line; a bad or
+ * non-object line is a reject with its line number; blank lines are skipped.
+ */
 import { Option, Stream } from "effect"
 import { createReadStream } from "node:fs"
-import { createInterface } from "node:readline"
 import { type Source, SourceError, type SourceItem } from "./source.ts"
 
 export const jsonlSource = (path: string): Source => ({
@@ -10,10 +13,14 @@ export const jsonlSource = (path: string): Source => ({
   columns: async () => undefined,
   items: () =>
     Stream.suspend(() => {
-      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity })
       let line = 0
       let ordinal = 0
-      return Stream.fromAsyncIterable(lines, (e) => new SourceError({ path, detail: `cannot read JSONL: ${(e as Error).message}` })).pipe(
+      return Stream.fromAsyncIterable(
+        createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Uint8Array>,
+        (e) => new SourceError({ path, detail: `cannot read JSONL: ${(e as Error).message}` })
+      ).pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
         Stream.filterMap((text): Option.Option<SourceItem> => {
           line++
           const trimmed = line === 1 ? text.replace(/^\uFEFF/, "").trim() : text.trim()

@@ -54,6 +54,8 @@ export interface LedgerOptions {
   readonly path: string
   /** Most operations per transaction. */
   readonly batchSize?: number
+  /** How long the writer lets a batch gather before committing (ms). */
+  readonly lingerMs?: number
   /** Called after each commit with the answer keys it made durable. */
   readonly onCommit?: (answerKeys: ReadonlyArray<string>) => void
 }
@@ -114,9 +116,15 @@ export const makeLedger = (options: LedgerOptions) =>
         else if (op._tag === "Record") q.putRecord.run(op.runId, op.ordinal, op.key, op.status, op.output, op.error)
       }
     })
+    const linger = options.lingerMs ?? 20
     const writer = Effect.gen(function* () {
-      const ops = yield* Queue.takeBetween(queue, 1, batchSize)
-      const list = [...ops]
+      const first = yield* Queue.takeBetween(queue, 1, batchSize)
+      const list = [...first]
+      // Let a batch gather (unless a flush is waiting): one transaction per ~20 ms, not per write.
+      if (list.length < batchSize && linger > 0 && !list.some((op) => op._tag === "Flush")) {
+        yield* Effect.sleep(linger)
+        list.push(...(yield* Queue.takeUpTo(queue, batchSize - list.length)))
+      }
       yield* Effect.try({
         try: () => commit(list),
         catch: (e) => new LedgerError({ path: options.path, detail: `write failed: ${(e as Error).message}` })
