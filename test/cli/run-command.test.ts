@@ -105,6 +105,25 @@ describe("svc-batch run", () => {
     expect(readJsonl(join(dir, "out", "result.jsonl"))).toHaveLength(800)
   }, 60_000)
 
+  it("a second SIGINT exits at once with 130, and the ledger stays usable", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 3000)
+    const job = writeJob(dir, input, "  graceMs: 60000\n")
+    const ledger = join(dir, "out", "crash-test.ledger.sqlite")
+    const first = runCli([job], env())
+    while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 20))
+    first.child.kill("SIGINT")
+    await new Promise((r) => setTimeout(r, 30))
+    const t0 = Date.now()
+    first.child.kill("SIGINT")
+    expect(await first.exited).toBe(130)
+    expect(Date.now() - t0).toBeLessThan(2000)
+    expect(first.err()).toContain("second SIGINT")
+    const second = runCli([job], env())
+    expect(await second.exited).toBe(0)
+    expect(readJsonl(join(dir, "out", "result.jsonl"))).toHaveLength(3000)
+  }, 90_000)
+
   it("exit 3 on 401, exit 1 with failed records, exit 2 on an invalid job", async () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 20)

@@ -169,4 +169,33 @@ describe("runner", () => {
       expect(rejects).toEqual([{ ordinal: 2, line: 5, stage: "read", status: "unreadable", reason: expect.stringContaining("Invalid Record Length"), raw: "c,x,extra" }])
     })
   )
+
+  it.scopedLive("resuming keeps failed records failed unless retryFailed, which asks them again", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const input = writeCorpus(dir, 40)
+      const broken = yield* Emulator.make({ apiKey: KEY, error500Rate: 1 })
+      const first = yield* runOnce({ dir, input, emulator: broken, overrides: { retry: { maxAttempts: 1, baseDelay: Duration.millis(1), maxDelay: Duration.millis(1), max429: 1 } } })
+      expect(first.summary).toMatchObject({ status: "finished", failed: 40 })
+      // As if that run had been interrupted after its records failed:
+      const Database = (yield* Effect.promise(() => import("better-sqlite3"))).default
+      const db = new Database(join(dir, "ledger.sqlite"))
+      db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = ?").run(first.summary.runId)
+      db.close()
+
+      const log = requestLog()
+      const healthy = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+      const kept = yield* runOnce({ dir, input, emulator: healthy })
+      expect(kept.summary).toMatchObject({ resumed: true, failed: 40, done: 0 })
+      expect(log.entries).toHaveLength(0)
+      const db2 = new Database(join(dir, "ledger.sqlite"))
+      db2.prepare("UPDATE runs SET status = 'interrupted' WHERE id = ?").run(first.summary.runId)
+      db2.close()
+      const retried = yield* runOnce({ dir, input, emulator: healthy, overrides: { retryFailed: true } })
+      expect(retried.summary).toMatchObject({ resumed: true, failed: 0, done: 40 })
+      expect(log.entries).toHaveLength(40)
+      expect(readJsonl(retried.output)).toHaveLength(40)
+    })
+  )
 })
+
