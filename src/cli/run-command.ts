@@ -109,8 +109,10 @@ export const runCommand = Command.make("run", options, (o) =>
         if (last && last.status !== "finished" && last.fingerprint !== fingerprint) {
           yield* Console.log(`  note    the last run (${last.id}, ${last.status}) read a different input; starting a new run (answers are still reused)`)
         }
-        yield* reportProgress(pipeline.stages.map((s) => s.name).join("→"), counters, process.stderr.isTTY === true)
-        return yield* runPipeline(
+        // The progress display lives exactly as long as the run, so it is gone before the summary.
+        return yield* Effect.zipRight(
+          reportProgress(pipeline.stages.map((s) => s.name).join("→"), counters, process.stderr.isTTY === true),
+          runPipeline(
           {
             job: job.name,
             pipeline,
@@ -129,6 +131,7 @@ export const runCommand = Command.make("run", options, (o) =>
             grace: Duration.millis(opt(o.graceMs) ?? job.limits?.graceMs ?? 10_000)
           },
           counters
+        )
         ).pipe(Effect.scoped)
       })
 
