@@ -113,7 +113,7 @@ export const runPipeline = (settings: RunSettings, counters: Counters) =>
         return rows
       })
 
-    const process = (record: SourceRecord) =>
+    const processRecord = (record: SourceRecord) =>
       Effect.gen(function* () {
         const existing = ledger.record(runId, record.ordinal)
         if (existing?.status === "done" || (existing?.status === "failed" && !settings.retryFailed)) {
@@ -166,7 +166,7 @@ export const runPipeline = (settings: RunSettings, counters: Counters) =>
         if (record === undefined) return
         // After a stop, queued records are not started (they stay pending for the next run),
         // but still taken, so the reader's end markers get through.
-        if (!stopped) yield* process(record)
+        if (!stopped) yield* processRecord(record)
       }
     })
     const pass = Effect.all([reader, ...Array.from({ length: workers }, () => worker)], { concurrency: "unbounded", discard: true })
