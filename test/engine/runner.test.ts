@@ -197,5 +197,26 @@ describe("runner", () => {
       expect(readJsonl(retried.output)).toHaveLength(40)
     })
   )
+
+  it.scopedLive("tonight's corpus changed by 1%: about 1% of the requests", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 500)
+      yield* runOnce({ dir, input, emulator })
+      expect(log.entries).toHaveLength(500)
+      // Edit 5 of 500 texts (1%) and add nothing else.
+      const { readFileSync, writeFileSync } = yield* Effect.promise(() => import("node:fs"))
+      const lines = readFileSync(input, "utf8").trim().split("\n")
+      for (const i of [3, 99, 250, 311, 499]) lines[i] = JSON.stringify({ id: `r${i}`, text: `Edited record ${i}: a new text.` })
+      writeFileSync(input, `${lines.join("\n")}\n`)
+      const tonight = yield* runOnce({ dir, input, emulator })
+      expect(tonight.summary).toMatchObject({ status: "finished", resumed: false, done: 500 })
+      expect(tonight.counters.requests).toBe(5)
+      expect(log.entries).toHaveLength(505)
+      expect(readJsonl(tonight.output).find((r) => r.id === "r99")?.text).toBe("Edited record 99: a new text.")
+    })
+  })
 })
 
