@@ -139,7 +139,7 @@ export const runCommand = Command.make("run", options, (o) =>
         Effect.provide(Layer.merge(serviceLayer(job.emulator ?? {}), Ledger.layer({ path: state })))
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
-      yield* Console.log(`${headline}\n  ${summaryLine(counters, 0).replace(/, 0\.0 rec\/s/, "")}`)
+      yield* Console.log(`${headline}\n  ${summaryLine(counters)}`)
       switch (summary.status) {
         case "finished":
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)

@@ -99,6 +99,10 @@ const decodeLenient = <A, I>(schema: Schema.Schema<A, I>) => {
   return (input: unknown) => Either.mapLeft(decode(input), issuesOf)
 }
 
+/** The `object: "list"` envelope of rerank and embeddings responses (§2.8, §2.9). */
+const list = (kind: string, model: string, data: ReadonlyArray<unknown>, usage: unknown): Reply =>
+  ok({ id: newId(kind), object: "list", created: now(), model, data, usage })
+
 const decodeRerank = decodeLenient(RerankRequest)
 export const handleRerank = (json: unknown): Reply => {
   const decoded = decodeRerank(json)
@@ -107,13 +111,11 @@ export const handleRerank = (json: unknown): Reply => {
   if (r.model !== Models.rerank) return bad(`Bad Request: model ${r.model} is not a rerank model`)
   const q = countTokens(r.query)
   const tokens = r.documents.reduce((n, d) => n + q + countTokens(d), 0)
-  return ok({
-    id: newId("rerank"),
-    object: "list",
-    created: now(),
-    model: r.model,
-    data: [{ object: "reranked_document_list", index: 0, result: rerank(r.query, r.documents) }],
-    usage: { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens, prompt_tokens_details: null }
+  return list("rerank", r.model, [{ object: "reranked_document_list", index: 0, result: rerank(r.query, r.documents) }], {
+    prompt_tokens: tokens,
+    completion_tokens: 0,
+    total_tokens: tokens,
+    prompt_tokens_details: null
   })
 }
 
@@ -128,13 +130,9 @@ export const handleEmbeddings = (json: unknown): Reply => {
   const r = decoded.right
   if (r.model !== Models.embedding) return bad(`Bad Request: model ${r.model} is not an embeddings model`)
   const tokens = countTokens(r.input)
-  return ok({
-    id: newId("embd"),
-    object: "list",
-    created: now(),
-    model: r.model,
-    data: [{ object: "embedding", index: 0, embedding: embed(r.input, r.task_type) }],
-    usage: { prompt_tokens: tokens, total_tokens: tokens }
+  return list("embd", r.model, [{ object: "embedding", index: 0, embedding: embed(r.input, r.task_type) }], {
+    prompt_tokens: tokens,
+    total_tokens: tokens
   })
 }
 

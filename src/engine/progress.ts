@@ -6,11 +6,13 @@ import { SingleBar } from "cli-progress"
 import { Duration, Effect, Schedule } from "effect"
 import type { Counters } from "./counters.ts"
 
-const line = (c: Counters, rate: number) => {
+/** One line of counters; with `rate` (records/s) also the rate and ETA. */
+const line = (c: Counters, rate?: number) => {
   const finished = c.done + c.failed
   const total = c.total > 0 ? `${c.totalIsEstimate ? "~" : ""}${c.total}` : "?"
-  const eta = rate > 0 && c.total > finished ? `, ETA ${Math.ceil((c.total - finished) / rate)}s` : ""
-  return `${finished}/${total} records (${c.failed} failed, ${c.skipped} already done), ${rate.toFixed(1)} rec/s${eta}; requests ${c.requests}, cache hits ${c.cacheHits}, retries ${c.retries}, 429s ${c.rateLimited}`
+  const speed =
+    rate === undefined ? "" : `, ${rate.toFixed(1)} rec/s${rate > 0 && c.total > finished ? `, ETA ${Math.ceil((c.total - finished) / rate)}s` : ""}`
+  return `${finished}/${total} records (${c.failed} failed, ${c.skipped} already done)${speed}; requests ${c.requests}, cache hits ${c.cacheHits}, retries ${c.retries}, 429s ${c.rateLimited}`
 }
 
 export const reportProgress = (stage: string, counters: Counters, tty: boolean) =>

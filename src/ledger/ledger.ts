@@ -99,9 +99,6 @@ export const makeLedger = (options: LedgerOptions) =>
       runById: db.prepare<[number], RunRow>("SELECT * FROM runs WHERE id = ?"),
       countByStatus: db.prepare<[number], { status: RecordStatus; n: number }>(
         "SELECT status, count(*) AS n FROM records WHERE run_id = ? GROUP BY status"
-      ),
-      failures: db.prepare<[number, number], { ordinal: number; key: string; error: string }>(
-        "SELECT ordinal, key, error FROM records WHERE run_id = ? AND status = 'failed' ORDER BY ordinal LIMIT ?"
       )
     }
 
@@ -167,8 +164,7 @@ export const makeLedger = (options: LedgerOptions) =>
         const out: Record<RecordStatus, number> = { done: 0, failed: 0 }
         for (const row of q.countByStatus.all(runId)) out[row.status] = row.n
         return out
-      },
-      failures: (runId: number, limit: number) => q.failures.all(runId, limit)
+      }
     }
   })
 

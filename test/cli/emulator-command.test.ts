@@ -1,31 +1,9 @@
 /** `svc-batch emulator` and `svc-batch demo` as real processes. */
 import { describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
 import { parseRpm } from "../../src/cli/emulator-command.ts"
+import { spawnCli } from "./spawn-cli.ts"
 
-const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
-
-const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
-  let stdout = ""
-  let stderr = ""
-  child.stdout.on("data", (d) => (stdout += d))
-  child.stderr.on("data", (d) => (stderr += d))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const waitFor = (pattern: RegExp, ms = 20_000) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; stdout=${stdout} stderr=${stderr}`)), ms)
-      const poll = setInterval(() => {
-        const m = stdout.match(pattern)
-        if (m) {
-          clearInterval(poll)
-          clearTimeout(deadline)
-          resolve(m)
-        }
-      }, 20)
-    })
-  return { child, exited, waitFor, output: () => ({ stdout, stderr }) }
-}
+const start = spawnCli
 
 describe("svc-batch emulator", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -48,8 +26,8 @@ describe("svc-batch emulator", () => {
   it("rejects a malformed --rpm with exit code 2 and one clear line", async () => {
     const p = start(["emulator", "--port", "0", "--rpm", "lots"])
     expect(await p.exited).toBe(2)
-    expect(p.output().stderr).toContain("--rpm")
-    expect(p.output().stderr).not.toMatch(/at .*\.ts:\d+/)
+    expect(p.err()).toContain("--rpm")
+    expect(p.err()).not.toMatch(/at .*\.ts:\d+/)
   })
 
   it("parses --rpm as one number or per-model pairs", () => {
@@ -63,7 +41,7 @@ describe("svc-batch demo", () => {
   it("calls every endpoint on the embedded emulator and says so", async () => {
     const p = start(["demo"], { SVC_BASE_URL: "", SVC_API_KEY: "" })
     expect(await p.exited).toBe(0)
-    const { stdout } = p.output()
+    const stdout = p.out()
     expect(stdout).toMatch(/EMULATOR \(embedded, http:\/\/127\.0\.0\.1:\d+\)/)
     for (const line of ["chat ", "chat stream", "moderate    safe", "moderate    harmful", "rerank", "embeddings  1536", "translate"]) {
       expect(stdout).toContain(line)
@@ -73,6 +51,6 @@ describe("svc-batch demo", () => {
   it("exits 2 when SVC_BASE_URL is set without SVC_API_KEY", async () => {
     const p = start(["demo"], { SVC_BASE_URL: "http://127.0.0.1:9", SVC_API_KEY: "" })
     expect(await p.exited).toBe(2)
-    expect(p.output().stderr).toContain("SVC_API_KEY")
+    expect(p.err()).toContain("SVC_API_KEY")
   })
 })

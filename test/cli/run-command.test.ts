@@ -4,24 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { spawn } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { emulatorFor, KEY, requestLog } from "../helpers.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { spawnCli } from "./spawn-cli.ts"
 
-const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
-
-const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const child = spawn(process.execPath, [BIN, "run", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
-  let stdout = ""
-  let stderr = ""
-  child.stdout.on("data", (d) => (stdout += d))
-  child.stderr.on("data", (d) => (stderr += d))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))))
-  return { child, exited, out: () => stdout, err: () => stderr }
-}
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => spawnCli(["run", ...args], env)
 
 const writeJob = (dir: string, input: string, extra = "") => {
   const path = join(dir, "job.yaml")

@@ -1,0 +1,28 @@
+/** Runs `svc-batch <args>` as a real process and collects what it prints. */
+import { spawn } from "node:child_process"
+
+const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
+
+export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (d) => (stdout += d))
+  child.stderr.on("data", (d) => (stderr += d))
+  /** The exit code, or -1 when a signal killed the process. */
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))))
+  /** Resolves with the first match of `pattern` in stdout. */
+  const waitFor = (pattern: RegExp, ms = 20_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; stdout=${stdout} stderr=${stderr}`)), ms)
+      const poll = setInterval(() => {
+        const m = stdout.match(pattern)
+        if (m) {
+          clearInterval(poll)
+          clearTimeout(deadline)
+          resolve(m)
+        }
+      }, 20)
+    })
+  return { child, exited, waitFor, out: () => stdout, err: () => stderr }
+}
