@@ -1,5 +1,50 @@
-/** The pipelines a job file can name. */
-import type { PipelineDefinition } from "../src/engine/pipeline-registry.ts"
+/**
+ * The presets a job file can name (`pipeline: moderation`), and the pipeline of a job: its preset
+ * built with the job's field mapping, or its listed stages — checked before anything runs.
+ */
+import { Effect, Either } from "effect"
+import { JobFileError, type JobFile } from "../src/engine/job.ts"
+import { type Preset, presetStages } from "../src/engine/preset.ts"
+import { makePipeline, type Pipeline, type Stage } from "../src/engine/stage.ts"
+import { stageTypes } from "../src/stages/index.ts"
+import { stageFromEntry } from "../src/stages/stage-type.ts"
 import moderation from "./moderation.ts"
+import translation from "./translation.ts"
 
-export const pipelines: Readonly<Record<string, PipelineDefinition>> = { moderation }
+export const presets: Readonly<Record<string, Preset>> = { moderation, translation }
+
+const listedStages = (file: string, entries: ReadonlyArray<Readonly<Record<string, unknown>>>): Either.Either<ReadonlyArray<Stage>, JobFileError> =>
+  Either.all(
+    entries.map((entry, index) => {
+      const [name, options] = Object.entries(entry)[0]!
+      const type = stageTypes[name]
+      if (type === undefined) {
+        return Either.left(new JobFileError({ file, detail: `stages.${index}: unknown stage ${JSON.stringify(name)} (known: ${Object.keys(stageTypes).join(", ")})` }))
+      }
+      return stageFromEntry(type, options, file, index)
+    })
+  )
+
+/** The job's pipeline, or an error naming the file and what is wrong. */
+export const pipelineForJob = (file: string, job: JobFile): Effect.Effect<Pipeline, JobFileError> =>
+  Effect.gen(function* () {
+    let name: string
+    let description: string
+    let stages: ReadonlyArray<Stage>
+    if (job.stages !== undefined) {
+      name = job.name
+      description = job.description ?? "stages listed in the job file"
+      stages = yield* listedStages(file, job.stages)
+    } else {
+      const preset = presets[job.pipeline!]
+      if (preset === undefined) {
+        return yield* new JobFileError({ file, detail: `pipeline: unknown pipeline ${JSON.stringify(job.pipeline)} (known: ${Object.keys(presets).join(", ")})` })
+      }
+      const built = presetStages(preset, job.fields ?? {})
+      if (typeof built === "string") return yield* new JobFileError({ file, detail: built })
+      name = preset.name
+      description = preset.description
+      stages = built
+    }
+    return yield* makePipeline(name, description, stages).pipe(Effect.mapError((e) => new JobFileError({ file, detail: e.message })))
+  })

@@ -1,14 +1,10 @@
 /** Nightly corpus moderation: every mapped text column through svc3-guard. */
-import { definePipeline } from "../src/engine/pipeline-registry.ts"
+import { definePreset } from "../src/engine/preset.ts"
 import { moderate } from "../src/stages/moderate.ts"
 
-export default definePipeline({
+export default definePreset({
   name: "moderation",
   description: "Judge one or more text columns with svc3-guard; adds moderation_verdict, moderation_categories, moderation_raw",
   inputs: { text: "the column(s) to judge; a record is harmful if any of them is" },
-  build: (fields) => ({
-    name: "moderation",
-    description: "moderation with svc3-guard",
-    stages: [moderate({ fields: fields.text! })]
-  })
+  build: (fields) => [moderate({ fields: fields.text! })]
 })

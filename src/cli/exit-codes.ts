@@ -16,6 +16,7 @@ export const exitCodeFor = (error: unknown): number => {
   switch (tag) {
     case "ConfigError":
     case "JobFileError":
+    case "PipelineError":
     case "SourceError":
     case "LedgerError":
     case "InvalidRequestError":

@@ -3,19 +3,18 @@
  * its last unfinished run. Layers are assembled here: TextService (+ endpoint), Ledger.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Duration, Effect, Either, Layer, Option } from "effect"
-import { existsSync } from "node:fs"
-import { basename, dirname, extname, join, resolve } from "node:path"
-import { pipelines } from "../../pipelines/index.ts"
-import { makeCounters } from "../engine/counters.ts"
-import { jobPath, loadJobFile } from "../engine/job.ts"
-import { buildPipeline } from "../engine/pipeline-registry.ts"
+import { Console, Duration, Effect, Layer, Option } from "effect"
+import { pipelineForJob } from "../../pipelines/index.ts"
+import { resolveJob } from "../engine/job.ts"
 import { reportProgress, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
+import { isResumable } from "../engine/run-lifecycle.ts"
+import { RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
 import { fingerprintFile } from "../io/fingerprint.ts"
 import { openSource } from "../io/open-source.ts"
-import { type Format, formatOf } from "../io/source.ts"
+import type { Format } from "../io/source.ts"
+import { sinks } from "../io/sinks/index.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { parseRpm } from "./emulator-command.ts"
 import { ConfigError, describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
@@ -31,7 +30,10 @@ const options = {
   input: Options.file("input").pipe(Options.withDescription("input file (overrides the job's)"), Options.optional),
   inputFormat: formatOption("input-format", "input format (default: from the extension)"),
   output: Options.file("output").pipe(Options.withDescription("output file (overrides the job's)"), Options.optional),
-  outputFormat: formatOption("output-format", "output format (default: from the extension, else the input's)"),
+  outputFormat: Options.choice("output-format", Object.keys(sinks)).pipe(
+    Options.withDescription("output sink (default: from the extension, else the input's format)"),
+    Options.optional
+  ),
   rejects: Options.file("rejects").pipe(Options.withDescription("rejects file (JSON Lines)"), Options.optional),
   state: Options.file("state").pipe(Options.withDescription("ledger file (SQLite)"), Options.optional),
   rpm: Options.text("rpm").pipe(Options.withDescription("requests per minute: N, or model=N,... (* for the rest)"), Options.optional),
@@ -57,33 +59,8 @@ const rowEstimate = (path: string, format: Format, lines: number) =>
 export const runCommand = Command.make("run", options, (o) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const loaded = loadJobFile(o.job)
-      if (Either.isLeft(loaded)) return yield* Effect.fail(loaded.left)
-      const { job, dir } = loaded.right
-      const definition = pipelines[job.pipeline]
-      if (definition === undefined) {
-        return yield* fail(`${o.job}: pipeline: unknown pipeline ${JSON.stringify(job.pipeline)} (known: ${Object.keys(pipelines).join(", ")})`)
-      }
-      const pipeline = buildPipeline(definition, job.fields)
-      if (typeof pipeline === "string") return yield* fail(`${o.job}: ${pipeline}`)
-
-      const input = Option.match(o.input, { onNone: () => jobPath(dir, job.input.path), onSome: (p) => resolve(p) })
-      if (!existsSync(input)) return yield* fail(`input file not found: ${input}`)
-      const inputFormat = opt(o.inputFormat) ?? formatOf(input, job.input.format)
-      if (inputFormat === undefined) return yield* fail(`${input}: cannot tell the format from the extension; set input.format or --input-format`)
-      const output = Option.match(o.output, { onNone: () => jobPath(dir, job.output.path), onSome: (p) => resolve(p) })
-      const outputFormat = opt(o.outputFormat) ?? formatOf(output, job.output.format) ?? inputFormat
-      const stem = join(dirname(output), basename(output, extname(output)))
-      const rejects = Option.match(o.rejects, {
-        onNone: () => (job.output.rejects ? jobPath(dir, job.output.rejects) : `${stem}.rejects.jsonl`),
-        onSome: (p) => resolve(p)
-      })
-      const state = Option.match(o.state, {
-        onNone: () => (job.state ? jobPath(dir, job.state) : join(dirname(output), `${job.name}.ledger.sqlite`)),
-        onSome: (p) => resolve(p)
-      })
       const rpm = yield* Option.match(o.rpm, {
-        onNone: () => Effect.succeed(job.limits?.rpm ?? {}),
+        onNone: () => Effect.succeed(undefined),
         onSome: (text) =>
           Effect.try({
             try: () => {
@@ -93,53 +70,74 @@ export const runCommand = Command.make("run", options, (o) =>
             catch: (e) => new ConfigError({ detail: (e as Error).message })
           })
       })
+      const job = yield* resolveJob(o.job, {
+        input: opt(o.input),
+        inputFormat: opt(o.inputFormat),
+        output: opt(o.output),
+        outputFormat: opt(o.outputFormat),
+        rejects: opt(o.rejects),
+        state: opt(o.state),
+        rpm,
+        concurrency: opt(o.concurrency),
+        records: opt(o.records),
+        maxAttempts: opt(o.maxAttempts),
+        graceMs: opt(o.graceMs),
+        cache: opt(o.cache)
+      })
+      const pipeline = yield* pipelineForJob(o.job, job.job)
+      if (sinks[job.output.format] === undefined) {
+        return yield* fail(`${o.job}: output.format: unknown sink ${JSON.stringify(job.output.format)} (known: ${Object.keys(sinks).join(", ")})`)
+      }
+      const input = job.input.path
+      const inputFormat = job.input.format
+      const state = job.state
 
-      const counters = makeCounters()
+      const stats = new RunStats()
       const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
-      counters.total = yield* rowEstimate(input, inputFormat, lines)
-      counters.totalIsEstimate = inputFormat === "csv"
+      stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
       const stop = yield* gracefulStop
 
       const work = Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint
         const ledger = yield* Ledger
-        yield* Console.log(`svc-batch run ${job.name} (pipeline ${definition.name}) — ${describeEndpoint(endpoint)}`)
-        yield* Console.log(`  input   ${input} (${inputFormat}, ${counters.totalIsEstimate ? "~" : ""}${counters.total} records)`)
-        const last = ledger.lastRun(job.name)
-        if (last && last.status !== "finished" && last.fingerprint !== fingerprint) {
-          yield* Console.log(`  note    the last run (${last.id}, ${last.status}) read a different input; starting a new run (answers are still reused)`)
+        const estimate = stats.snapshot()
+        yield* Console.log(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
+        yield* Console.log(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+        const last = yield* ledger.lastRun(job.name)
+        if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
+          yield* Console.log(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
         }
         // The progress display lives exactly as long as the run, so it is gone before the summary.
         return yield* Effect.zipRight(
-          reportProgress(pipeline.stages.map((s) => s.name).join("→"), counters, process.stderr.isTTY === true),
+          reportProgress(pipeline.stages.map((s) => s.name).join("→"), stats, process.stderr.isTTY === true),
           runPipeline(
-          {
-            job: job.name,
-            pipeline,
-            source: openSource(input, inputFormat),
-            fingerprint,
-            output: { path: output, format: outputFormat },
-            rejectsPath: rejects,
-            idField: job.input.id,
-            cache: opt(o.cache) ?? job.cache ?? "read-write",
-            retryFailed: o.retryFailed,
-            recordConcurrency: opt(o.records) ?? job.limits?.records ?? 256,
-            rpm,
-            maxConcurrency: opt(o.concurrency) ?? job.limits?.concurrency ?? 32,
-            retry: { ...defaultRetryPolicy, maxAttempts: opt(o.maxAttempts) ?? job.limits?.maxAttempts ?? defaultRetryPolicy.maxAttempts },
-            stop,
-            grace: Duration.millis(opt(o.graceMs) ?? job.limits?.graceMs ?? 10_000)
-          },
-          counters
-        )
+            {
+              job: job.name,
+              pipeline,
+              source: openSource(input, inputFormat),
+              fingerprint,
+              output: job.output,
+              rejectsPath: job.rejects,
+              idField: job.input.id,
+              cache: job.cache,
+              retryFailed: o.retryFailed,
+              recordConcurrency: job.limits.records,
+              rpm: job.limits.rpm,
+              maxConcurrency: job.limits.concurrency,
+              retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
+              stop,
+              grace: Duration.millis(job.limits.graceMs)
+            },
+            stats
+          )
         ).pipe(Effect.scoped)
       })
 
       const summary = yield* work.pipe(
-        Effect.provide(Layer.merge(serviceLayer(job.emulator ?? {}), Ledger.layer({ path: state })))
+        Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}), Ledger.layer({ path: state })))
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
-      yield* Console.log(`${headline}\n  ${summaryLine(counters)}`)
+      yield* Console.log(`${headline}\n  ${summaryLine(stats)}`)
       switch (summary.status) {
         case "finished":
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)

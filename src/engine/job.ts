@@ -1,12 +1,15 @@
 /**
- * Job files: data (YAML or JSON) binding a pipeline to an input, an output, field mapping and
- * limits, validated by a Schema whose errors name the file and the path of the bad field.
- * Relative paths in a job file are relative to the job file's folder.
+ * Job files: data (YAML or JSON) binding a pipeline — a named preset or a list of stages — to an
+ * input, an output and limits, validated by a Schema whose errors name the file and the path of
+ * the bad field. Defaults live in the Schema, once. `resolveJob` is the one place a job becomes
+ * concrete settings (paths resolved against the job file's folder, command-line overrides
+ * applied), so every command reads a job the same way.
  */
-import { Data, Either, ParseResult, Schema } from "effect"
-import { readFileSync } from "node:fs"
-import { dirname, resolve } from "node:path"
+import { Data, Effect, Either, ParseResult, Schema } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { basename, dirname, extname, join, resolve } from "node:path"
 import { parse as parseYaml } from "yaml"
+import { type Format, formatOf } from "../io/source.ts"
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
   override get message() {
@@ -14,7 +17,7 @@ export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly fi
   }
 }
 
-const Format = Schema.Literal("csv", "jsonl", "parquet")
+const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 const Rate = Schema.Number.pipe(Schema.between(0, 1))
 
@@ -33,43 +36,78 @@ const EmulatorKnobs = Schema.Struct({
   faultSeed: Schema.optional(Schema.Int)
 })
 
+export const CacheMode = Schema.Literal("read-write", "refresh", "off")
+
+export const Limits = Schema.Struct({
+  /** Requests per minute per model ("*" for every other model); none: AIMD on 429s only. */
+  rpm: Schema.optionalWith(Schema.Record({ key: Schema.String, value: PositiveInt }), { default: () => ({}) }),
+  /** Most requests in flight per model. */
+  concurrency: Schema.optionalWith(PositiveInt, { default: () => 32 }),
+  /** Records in progress at once. */
+  records: Schema.optionalWith(PositiveInt, { default: () => 256 }),
+  /** Attempts per request (429s do not count). */
+  maxAttempts: Schema.optionalWith(PositiveInt, { default: () => 5 }),
+  /** After a stop, how long requests in flight may finish. */
+  graceMs: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 10_000 })
+})
+export type Limits = typeof Limits.Type
+const defaultLimits: Limits = Schema.decodeUnknownSync(Limits)({})
+
+/** One entry of `stages:`: `{ <stage type>: { options } }`, exactly one key. */
+const StageEntry = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+  Schema.filter((e) => Object.keys(e).length === 1 || `a stage is one key, its type, e.g. "- translate: { fields: [body], to: en }" (got ${Object.keys(e).length} keys)`)
+)
+
 export const JobFile = Schema.Struct({
   name: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._-]+$/, { message: () => "letters, digits, '.', '_' and '-' only" })),
   description: Schema.optional(Schema.String),
-  pipeline: Schema.NonEmptyString,
+  /** A preset of pipelines/ (with `fields`), or … */
+  pipeline: Schema.optional(Schema.NonEmptyString),
+  /** … the stages, listed. */
+  stages: Schema.optional(Schema.Array(StageEntry).pipe(Schema.minItems(1))),
   input: Schema.Struct({
     path: Schema.NonEmptyString,
-    format: Schema.optional(Format),
+    format: Schema.optional(InputFormat),
     /** Column with a stable record id. */
     id: Schema.optional(Schema.NonEmptyString)
   }),
   output: Schema.Struct({
     path: Schema.NonEmptyString,
-    format: Schema.optional(Format),
+    /** A sink: csv, jsonl, parquet. */
+    format: Schema.optional(Schema.NonEmptyString),
     rejects: Schema.optional(Schema.NonEmptyString)
   }),
-  /** The pipeline's inputs → columns of the input (one or several). */
-  fields: Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.minItems(1))) }),
-  limits: Schema.optional(
-    Schema.Struct({
-      /** Requests per minute per model ("*" for every other model). */
-      rpm: Schema.optional(Schema.Record({ key: Schema.String, value: PositiveInt })),
-      /** Most requests in flight per model. */
-      concurrency: Schema.optional(PositiveInt),
-      /** Records in progress at once. */
-      records: Schema.optional(PositiveInt),
-      maxAttempts: Schema.optional(PositiveInt),
-      graceMs: Schema.optional(Schema.NonNegativeInt)
-    })
-  ),
-  cache: Schema.optional(Schema.Literal("read-write", "refresh", "off")),
+  /** A preset's inputs → columns of the input (one or several). */
+  fields: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.minItems(1))) })),
+  limits: Schema.optionalWith(Limits, { default: () => defaultLimits }),
+  cache: Schema.optionalWith(CacheMode, { default: () => "read-write" as const }),
   /** The ledger (SQLite) file. */
   state: Schema.optional(Schema.NonEmptyString),
   emulator: Schema.optional(EmulatorKnobs)
-})
+}).pipe(
+  Schema.filter((job) => {
+    if (job.pipeline !== undefined && job.stages !== undefined) return { path: ["stages"], message: "give either pipeline (a preset) or stages, not both" }
+    if (job.pipeline === undefined && job.stages === undefined) return { path: ["pipeline"], message: "required: a preset name, or a stages list instead" }
+    if (job.stages !== undefined && job.fields !== undefined) return { path: ["fields"], message: "fields maps a preset's inputs; with stages, each stage names its fields" }
+    return true
+  })
+)
 export type JobFile = typeof JobFile.Type
 
 const decode = Schema.decodeUnknownEither(JobFile, { onExcessProperty: "error", errors: "all" })
+
+/** `a.b.0: message` lines of a parse error, unknown fields named as such. */
+export const describeIssues = (error: ParseResult.ParseError, prefix: ReadonlyArray<PropertyKey> = []): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  // An optional section with a bad field also fails the section's "or absent" branch: noise.
+  const useful = issues.filter((i) => !(i.message.startsWith("Expected undefined,") && issues.some((j) => j !== i && j.path.length > i.path.length)))
+  return useful
+    .map((i) => {
+      const path = [...prefix, ...i.path]
+      return `${path.length ? path.join(".") : "(top level)"}: ${i._tag === "Unexpected" ? "unknown field" : i.message}`
+    })
+    .join("; ")
+}
 
 /** Reads, parses and validates a job file; every problem names the file and the field. */
 export const loadJobFile = (file: string): Either.Either<{ readonly job: JobFile; readonly dir: string }, JobFileError> => {
@@ -79,22 +117,79 @@ export const loadJobFile = (file: string): Either.Either<{ readonly job: JobFile
   } catch (e) {
     return Either.left(new JobFileError({ file, detail: `cannot read: ${(e as Error).message}` }))
   }
+  const json = /\.json$/i.test(file)
   let data: unknown
   try {
-    data = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text)
+    data = json ? JSON.parse(text) : parseYaml(text)
   } catch (e) {
-    return Either.left(new JobFileError({ file, detail: `not valid ${/\.json$/i.test(file) ? "JSON" : "YAML"}: ${(e as Error).message}` }))
+    return Either.left(new JobFileError({ file, detail: `not valid ${json ? "JSON" : "YAML"}: ${(e as Error).message}` }))
   }
   return Either.match(decode(data), {
-    onLeft: (error) => {
-      const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map(
-        (i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${i._tag === "Unexpected" ? "unknown field" : i.message}`
-      )
-      return Either.left(new JobFileError({ file, detail: issues.join("; ") }))
-    },
+    onLeft: (error) => Either.left(new JobFileError({ file, detail: describeIssues(error) })),
     onRight: (job) => Either.right({ job, dir: dirname(resolve(file)) })
   })
 }
 
-/** A path of the job file, resolved against its folder. */
-export const jobPath = (dir: string, path: string) => resolve(dir, path)
+/** What the command line may override in a job. */
+export interface JobOverrides {
+  readonly input?: string | undefined
+  readonly inputFormat?: Format | undefined
+  readonly output?: string | undefined
+  readonly outputFormat?: string | undefined
+  readonly rejects?: string | undefined
+  readonly state?: string | undefined
+  readonly rpm?: Readonly<Record<string, number>> | undefined
+  readonly concurrency?: number | undefined
+  readonly records?: number | undefined
+  readonly maxAttempts?: number | undefined
+  readonly graceMs?: number | undefined
+  readonly cache?: typeof CacheMode.Type | undefined
+}
+
+export interface ResolvedJob {
+  readonly file: string
+  readonly job: JobFile
+  readonly name: string
+  readonly input: { readonly path: string; readonly format: Format; readonly id: string | undefined }
+  /** `format` names a sink. */
+  readonly output: { readonly path: string; readonly format: string }
+  readonly rejects: string
+  readonly state: string
+  readonly limits: Limits
+  readonly cache: typeof CacheMode.Type
+}
+
+const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+
+/**
+ * A job file with the command line's overrides applied: paths absolute (a job's relative to its
+ * folder, an override's to the working directory), formats decided, defaults filled in.
+ */
+export const resolveJob = (file: string, overrides: JobOverrides = {}): Effect.Effect<ResolvedJob, JobFileError> =>
+  Effect.gen(function* () {
+    const { job, dir } = yield* loadJobFile(file)
+    const fromJob = (path: string) => resolve(dir, path)
+    const fromCli = (path: string) => resolve(path)
+    const input = overrides.input !== undefined ? fromCli(overrides.input) : fromJob(job.input.path)
+    if (!existsSync(input)) return yield* new JobFileError({ file, detail: `input file not found: ${input}` })
+    const inputFormat = overrides.inputFormat ?? formatOf(input, job.input.format)
+    if (inputFormat === undefined) {
+      return yield* new JobFileError({ file, detail: `${input}: cannot tell the format from the extension; set input.format or --input-format` })
+    }
+    const output = overrides.output !== undefined ? fromCli(overrides.output) : fromJob(job.output.path)
+    const outputFormat = overrides.outputFormat ?? job.output.format ?? formatOf(output) ?? inputFormat
+    const stem = join(dirname(output), basename(output, extname(output)))
+    const rejects = overrides.rejects !== undefined ? fromCli(overrides.rejects) : job.output.rejects ? fromJob(job.output.rejects) : `${stem}.rejects.jsonl`
+    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : join(dirname(output), `${job.name}.ledger.sqlite`)
+    return {
+      file,
+      job,
+      name: job.name,
+      input: { path: input, format: inputFormat, id: job.input.id },
+      output: { path: output, format: outputFormat },
+      rejects,
+      state,
+      limits: { ...job.limits, ...defined({ rpm: overrides.rpm, concurrency: overrides.concurrency, records: overrides.records, maxAttempts: overrides.maxAttempts, graceMs: overrides.graceMs }) },
+      cache: overrides.cache ?? job.cache
+    } satisfies ResolvedJob
+  })

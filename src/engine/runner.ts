@@ -1,36 +1,34 @@
 /**
- * Runs a pipeline over a source, resumably:
- * 1. the run: the same job's last unfinished run over the same input is resumed, else a new one;
- * 2. the processing pass: records stream from the source; a record already done in this run is
- *    skipped; each stage's requests are answered (ledger, in flight, or the service); the record's
- *    outcome (output fields, or failure with reason) goes to the ledger through its writer;
- * 3. the output pass (only when every record is done or failed): the source is read again and
- *    each record joined with its outcome, in input order, into the output and rejects files,
- *    written atomically.
- * A stop request ends the reading; records in flight finish (within a grace period); the ledger
- * is flushed; the run stays resumable.
+ * Runs a pipeline over a source, resumably, in three phases:
+ * 1. the run (run-lifecycle): the job's last unfinished run over the same input is resumed, else
+ *    a new one starts;
+ * 2. the processing pass (worker-pool + record-processing): records stream from the source; one
+ *    already finished in this run is skipped; the others go through the stage fold, answered by
+ *    the answer cache (ledger, in flight, or the service); each outcome goes to the ledger;
+ * 3. the output pass (output-pass, only when every record is done or failed): the source is read
+ *    again and joined with the outcomes, in input order, into the sink and the rejects file.
+ * A stop ends the reading; records in flight finish within the grace period; the ledger is
+ * flushed; the run stays resumable.
  */
-import { Data, Duration, Effect, Queue, Stream } from "effect"
-import { Ledger, type FailureInfo } from "../ledger/ledger.ts"
-import { jsonlWriter, type RowWriter, writerFor } from "../io/writers.ts"
-import type { Format, Source, SourceRecord } from "../io/source.ts"
-import { makeAnswers, type CacheMode } from "./answers.ts"
-import type { Counters } from "./counters.ts"
-import type { RequestFailed, RetryPolicy } from "./retry.ts"
-import { type Fields, type Pipeline, StageInputError } from "./stage.ts"
-
-export class OutputError extends Data.TaggedError("OutputError")<{ readonly path: string; readonly detail: string }> {
-  override get message() {
-    return `cannot write ${this.path}: ${this.detail}`
-  }
-}
+import { Duration, Effect, Option, Stream } from "effect"
+import { Ledger } from "../ledger/ledger.ts"
+import type { Source, SourceRecord } from "../io/source.ts"
+import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
+import { writeOutputs } from "./output-pass.ts"
+import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
+import type { RetryPolicy } from "./retry.ts"
+import { closeRun, openRun } from "./run-lifecycle.ts"
+import type { RunStats } from "./run-stats.ts"
+import type { Pipeline } from "./stage.ts"
+import { runPool } from "./worker-pool.ts"
 
 export interface RunSettings {
   readonly job: string
   readonly pipeline: Pipeline
   readonly source: Source
   readonly fingerprint: string
-  readonly output: { readonly path: string; readonly format: Format }
+  /** The enriched dataset: a path and the name of a sink adapter (csv, jsonl, parquet, …). */
+  readonly output: { readonly path: string; readonly format: string }
   readonly rejectsPath: string
   /** Column holding a stable record id; else fingerprint:ordinal. */
   readonly idField?: string | undefined
@@ -59,210 +57,69 @@ export interface RunSummary {
   readonly rejectsPath?: string
 }
 
-class RecordFailed extends Data.TaggedError("RecordFailed")<{ readonly info: FailureInfo }> {}
+/** A record's stable key: its id column, else the input's fingerprint and the record's ordinal. */
+export const recordKey = (settings: Pick<RunSettings, "idField" | "fingerprint">, r: SourceRecord): string => {
+  const id = settings.idField !== undefined ? r.fields[settings.idField] : undefined
+  return id !== undefined && id !== null && id !== "" ? String(id) : `${settings.fingerprint.slice(0, 12)}:${r.ordinal}`
+}
 
-export const runPipeline = (settings: RunSettings, counters: Counters) =>
+const summary = (s: RunSummary): RunSummary => s
+
+export const runPipeline = (settings: RunSettings, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const { pipeline } = settings
+    const run = yield* openRun(settings.job, settings.fingerprint, stats)
+    const { runId, resumed } = run
+    const ask = yield* makeAnswerCache(ledger, stats, settings, run.startedAt)
+    const processRecord = makeRecordProcessor(settings.pipeline, ask, { referenceAnswers: settings.cache !== "off" })
 
-    // 1. the run
-    const last = ledger.lastRun(settings.job)
-    const resumed = last !== undefined && last.status !== "finished" && last.fingerprint === settings.fingerprint
-    const runId = resumed ? last.id : ledger.startRun(settings.job, settings.fingerprint)
-    const startedAt = resumed ? last.started_at : Date.now()
-    ledger.setRun(runId, "running", counters)
-
-    const answer = yield* makeAnswers(ledger, counters, settings, startedAt)
-    const keyOf = (r: SourceRecord) => {
-      const id = settings.idField !== undefined ? r.fields[settings.idField] : undefined
-      return id !== undefined && id !== null && id !== "" ? String(id) : `${settings.fingerprint.slice(0, 12)}:${r.ordinal}`
-    }
-
-    const runStages = (record: SourceRecord) =>
+    const handle = (record: SourceRecord) =>
       Effect.gen(function* () {
-        let fields: Fields = record.fields
-        let single: Record<string, unknown> = {}
-        let rows: ReadonlyArray<Fields> = [{}]
-        for (const stage of pipeline.stages) {
-          if (stage.when && !stage.when(fields)) {
-            const empty = Object.fromEntries(stage.outputs.map((c) => [c, ""]))
-            single = { ...single, ...empty }
-            fields = { ...fields, ...empty }
-            continue
-          }
-          const requests = stage.requests(fields)
-          if (requests instanceof StageInputError) {
-            return yield* new RecordFailed({ info: { stage: stage.name, status: "input", message: requests.message, attempts: 0 } })
-          }
-          const asked = requests.length === 1 ? Effect.map(answer(requests[0]!), (a) => [a]) : Effect.forEach(requests, answer, { concurrency: "unbounded" })
-          const answers = yield* asked.pipe(
-            Effect.catchTag("RequestFailed", (e: RequestFailed) =>
-              Effect.fail(new RecordFailed({ info: { stage: stage.name, status: e.status, message: e.detail, attempts: e.attempts } }))
-            )
-          )
-          const sets = stage.combine(fields, answers)
-          if (sets.length === 1) {
-            single = { ...single, ...sets[0] }
-            fields = { ...fields, ...sets[0] }
-            rows = [single]
-          } else {
-            rows = sets.map((s) => ({ ...single, ...s }))
-          }
+        const existing = yield* ledger.record(runId, record.ordinal)
+        if (Option.isSome(existing)) {
+          const failed = existing.value.outcome._tag === "Failed"
+          if (!failed || !settings.retryFailed) return stats.recordSkipped(failed)
         }
-        return rows
-      })
-
-    const processRecord = (record: SourceRecord) =>
-      Effect.gen(function* () {
-        const existing = ledger.record(runId, record.ordinal)
-        if (existing?.status === "done" || (existing?.status === "failed" && !settings.retryFailed)) {
-          counters.skipped++
-          if (existing.status === "failed") counters.failed++
-          else counters.done++
-          return
-        }
-        const key = keyOf(record)
-        yield* runStages(record).pipe(
-          Effect.flatMap((rows) =>
-            Effect.suspend(() => {
-              counters.done++
-              return ledger.write({ _tag: "Record", runId, ordinal: record.ordinal, key, status: "done", output: JSON.stringify(rows), error: null })
-            })
+        const key = recordKey(settings, record)
+        yield* processRecord(record.fields).pipe(
+          Effect.flatMap((processed) =>
+            Effect.zipRight(Effect.sync(() => stats.recordDone(processed.counts)), ledger.putRecord(runId, record.ordinal, key, { _tag: "Done", output: processed.output }))
           ),
           // A failed record is an outcome, not an error of the run; JobAborted still stops the run.
-          Effect.catchTag("RecordFailed", (failure) =>
-            Effect.suspend(() => {
-              counters.failed++
-              return ledger.write({ _tag: "Record", runId, ordinal: record.ordinal, key, status: "failed", output: null, error: JSON.stringify(failure.info) })
-            })
+          Effect.catchTag("RecordFailed", (failure: RecordFailed) =>
+            Effect.zipRight(Effect.sync(() => stats.recordFailed()), ledger.putRecord(runId, record.ordinal, key, { _tag: "Failed", error: failure.info }))
           )
         )
       })
 
-    // 2. the processing pass
-    let stopped = false
-    const stopSignal = settings.stop.pipe(Effect.tap(() => Effect.sync(() => void (stopped = true))))
-    // A fixed pool of workers takes records from a bounded queue (cheaper per record than a
-    // forked fiber each); the reader ends early on a stop, the workers then drain what is queued.
-    const work = yield* Queue.bounded<SourceRecord | undefined>(settings.recordConcurrency)
-    const workers = settings.recordConcurrency
-    const reader = settings.source.items().pipe(
-      Stream.interruptWhen(stopSignal),
-      Stream.runForEach((item) => {
-        if (item._tag === "Reject") {
-          counters.readRejects++
-          return Effect.void
-        }
-        return Queue.offer(work, item)
-      }),
-      // One end marker per worker once reading is over (normally or by a stop). Not on failure:
-      // then the workers are interrupted and nobody would take them.
-      Effect.zipRight(Effect.forEach(Array.from({ length: workers }), () => Queue.offer(work, undefined), { discard: true }))
+    const records = settings.source.items().pipe(
+      Stream.filterMap((item) => {
+        if (item._tag === "Record") return Option.some(item)
+        stats.readReject()
+        return Option.none()
+      })
     )
-    const worker = Effect.gen(function* () {
-      while (true) {
-        const record = yield* Queue.take(work)
-        if (record === undefined) return
-        // After a stop, queued records are not started (they stay pending for the next run),
-        // but still taken, so the reader's end markers get through.
-        if (!stopped) yield* processRecord(record)
-      }
-    })
-    const pass = Effect.all([reader, ...Array.from({ length: workers }, () => worker)], { concurrency: "unbounded", discard: true })
-    // After a stop, records in flight get `grace` to finish; then they are interrupted (still pending).
-    const bounded = Effect.raceFirst(pass, settings.stop.pipe(Effect.zipRight(Effect.sleep(settings.grace)), Effect.zipRight(Effect.sync(() => void (stopped = true)))))
-    const result = yield* Effect.either(bounded)
-    yield* ledger.flush
-    if (!stopped) {
-      counters.total = counters.done + counters.failed
-      counters.totalIsEstimate = false
-    }
+    const pass = yield* Effect.either(
+      runPool({ items: records, workers: settings.recordConcurrency, process: handle, stop: settings.stop, grace: settings.grace })
+    )
+    const readRejects = stats.snapshot().readRejects
 
-    if (result._tag === "Left") {
-      const error = result.left
+    if (pass._tag === "Left") {
+      const error = pass.left
       if (error._tag === "JobAborted") {
-        ledger.setRun(runId, "aborted", counters)
-        const counts = ledger.counts(runId)
-        return { runId, resumed, status: "aborted", done: counts.done, failed: counts.failed, readRejects: counters.readRejects, abortReason: error.reason } satisfies RunSummary
+        const counts = yield* closeRun(runId, "aborted", stats)
+        return summary({ runId, resumed, status: "aborted", ...counts, readRejects, abortReason: error.reason })
       }
+      yield* ledger.flush
       return yield* Effect.fail(error)
     }
-    if (stopped) {
-      ledger.setRun(runId, "interrupted", counters)
-      const counts = ledger.counts(runId)
-      return { runId, resumed, status: "interrupted", done: counts.done, failed: counts.failed, readRejects: counters.readRejects } satisfies RunSummary
+    if (pass.right.stopped) {
+      const counts = yield* closeRun(runId, "interrupted", stats)
+      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects })
     }
-
-    // 3. the output pass
+    stats.settleTotal()
+    yield* ledger.flush
     yield* writeOutputs(settings, runId)
-    ledger.setRun(runId, "finished", counters)
-    const counts = ledger.counts(runId)
-    return {
-      runId,
-      resumed,
-      status: "finished",
-      done: counts.done,
-      failed: counts.failed,
-      readRejects: counters.readRejects,
-      outputPath: settings.output.path,
-      rejectsPath: settings.rejectsPath
-    } satisfies RunSummary
-  })
-
-/** Joins every input record with its outcome, in input order, into the output and rejects files. */
-const writeOutputs = (settings: RunSettings, runId: number) =>
-  Effect.gen(function* () {
-    const ledger = yield* Ledger
-    const outputColumns = [...new Set(settings.pipeline.stages.flatMap((s) => s.outputs))]
-    const declared = yield* Effect.promise(() => settings.source.columns())
-    let writer: RowWriter | undefined
-    const rejects = jsonlWriter(settings.rejectsPath)
-    const open = (first: Fields): RowWriter => {
-      const input = declared ?? Object.keys(first)
-      const columns = [...input, ...outputColumns.filter((c) => !input.includes(c))]
-      return writerFor(settings.output.format, settings.output.path, columns, new Set(outputColumns))
-    }
-    const io = (path: string, f: () => Promise<void>) =>
-      Effect.tryPromise({ try: f, catch: (e) => new OutputError({ path, detail: (e as Error).message }) })
-
-    const written = settings.source.items().pipe(
-      Stream.runForEach((item) =>
-        Effect.gen(function* () {
-          if (item._tag === "Reject") {
-            return yield* io(settings.rejectsPath, () =>
-              rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw })
-            )
-          }
-          const row = ledger.record(runId, item.ordinal)
-          if (row?.status === "done" && row.output !== null) {
-            writer ??= open(item.fields)
-            const w = writer
-            for (const out of JSON.parse(row.output) as ReadonlyArray<Fields>) {
-              yield* io(settings.output.path, () => w.write({ ...item.fields, ...out }))
-            }
-            return
-          }
-          const info: FailureInfo = row?.error ? (JSON.parse(row.error) as FailureInfo) : { stage: "-", status: "not processed", message: "no outcome recorded", attempts: 0 }
-          yield* io(settings.rejectsPath, () =>
-            rejects.write({ ordinal: item.ordinal, line: item.line, key: row?.key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
-          )
-        })
-      )
-    )
-    const committed = Effect.gen(function* () {
-      yield* written
-      writer ??= open({})
-      const w = writer
-      yield* io(settings.output.path, () => w.commit())
-      yield* io(settings.rejectsPath, () => rejects.commit())
-    })
-    yield* committed.pipe(
-      Effect.onError(() =>
-        Effect.sync(() => {
-          writer?.abort()
-          rejects.abort()
-        })
-      )
-    )
+    const counts = yield* closeRun(runId, "finished", stats)
+    return summary({ runId, resumed, status: "finished", ...counts, readRejects, outputPath: settings.output.path, rejectsPath: settings.rejectsPath })
   })

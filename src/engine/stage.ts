@@ -1,51 +1,146 @@
 /**
- * A stage turns a record's fields into requests and the answers into output fields. The runner
- * knows nothing of what a stage does: translate (chunks), embed, rerank (batches of 20) and
- * generate plug in through this interface.
+ * The stage contract (v2). A stage prepares a record: `prepare(fields)` returns the requests it
+ * needs and an `assemble(answers)` closure that turns their answers (in request order) into the
+ * record's output rows. The layout (which field, chunk or batch an answer belongs to) travels in
+ * that closure, so nothing is recomputed. Requests are plain data with a content key, so a plan
+ * can price a job without sending anything; each names the Schema of what the ledger stores for
+ * it. The runner knows nothing else about a stage.
  */
-import type { Effect } from "effect"
+import { Data, Effect, Either, type Schema } from "effect"
+import type { Column } from "../io/columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
+import type { Condition } from "./condition.ts"
+import { contentKey } from "./content-key.ts"
 
 export type Fields = Readonly<Record<string, unknown>>
+/** One output row of a record: the stages' columns (input fields are joined in at output). */
+export type Row = Readonly<Record<string, unknown>>
 
-export interface StageRequest {
+export interface Answered<A> {
+  readonly value: A
+  readonly tokens: number
+}
+
+/** What `send` may fail with besides the service's errors (e.g. invalid structured output). */
+export type SendError = ServiceError | { readonly _tag: string; readonly message: string; readonly retryable: boolean }
+
+/**
+ * The Schema of a stored answer. Its encoded side must be JSON.
+ * any: Schema is invariant in its encoded type, and what it encodes to is the schema's own business.
+ */
+export type AnswerSchema<A> = Schema.Schema<A, any>
+
+export interface StageRequest<A = unknown> {
   readonly endpoint: Endpoint
   /** Limiter key: the model (translate: "translate"). */
   readonly model: string
   /** Everything besides the text that changes the answer; part of the content key. */
   readonly params: unknown
   readonly text: string
-  /** Sends the request; the result is the answer stored in the ledger (JSON-serialisable). */
-  readonly send: (service: TextService) => Effect.Effect<StoredAnswer, ServiceError | { readonly _tag: string; readonly message: string; readonly retryable: boolean }>
+  /** Names the request in a failure (e.g. "body chunk 2/3"); not part of the content key. */
+  readonly label?: string
+  /** Content key: endpoint, model, canonical parameters and text. */
+  readonly key: string
+  /** What the ledger stores for this request, and how it is read back. */
+  readonly answer: AnswerSchema<A>
+  readonly send: (service: TextService) => Effect.Effect<Answered<A>, SendError>
 }
 
-export interface StoredAnswer {
-  readonly value: unknown
-  readonly tokens: number
+/** A request with its content key computed. */
+export const makeRequest = <A>(spec: Omit<StageRequest<A>, "key">): StageRequest<A> => ({ ...spec, key: contentKey(spec) })
+
+export interface Prepared {
+  readonly requests: ReadonlyArray<StageRequest>
+  /** Answers, in request order → the record's output rows (one, or several for a fan-out stage). */
+  readonly assemble: (answers: ReadonlyArray<unknown>) => ReadonlyArray<Row>
+  /** Stage counters this record adds to the run's statistics (e.g. translate_skipped). */
+  readonly counts?: Readonly<Record<string, number>>
 }
+
+/**
+ * A prepared record whose answers are typed for the stage's author. The one place the type is
+ * erased: every answer reaching `assemble` was produced by, or decoded through, its request's
+ * own `answer` Schema, so the runtime type is `A`.
+ */
+export const prepared = <A>(
+  requests: ReadonlyArray<StageRequest<A>>,
+  assemble: (answers: ReadonlyArray<A>) => ReadonlyArray<Row>,
+  counts?: Readonly<Record<string, number>>
+): Prepared => ({
+  requests: requests as unknown as ReadonlyArray<StageRequest>,
+  assemble: assemble as (answers: ReadonlyArray<unknown>) => ReadonlyArray<Row>,
+  ...(counts ? { counts } : {})
+})
 
 /** A record the stage cannot work on (e.g. a missing field): it fails without a request. */
-export class StageInputError {
-  readonly _tag = "StageInputError"
-  constructor(readonly message: string) {}
-}
+export class StageInputError extends Data.TaggedError("StageInputError")<{ readonly message: string }> {}
 
 export interface Stage {
   readonly name: string
-  /** Fields it reads: input columns or earlier stages' outputs. */
+  /** Fields it reads: input columns or earlier stages' columns. */
   readonly reads: ReadonlyArray<string>
-  /** Output columns it adds. */
-  readonly outputs: ReadonlyArray<string>
-  /** Skip the stage for a record (its outputs are then empty) unless this holds. */
-  readonly when?: (fields: Fields) => boolean
-  readonly requests: (fields: Fields) => ReadonlyArray<StageRequest> | StageInputError
-  /** Answers (in request order) → one output field set per output row (usually one). */
-  readonly combine: (fields: Fields, answers: ReadonlyArray<unknown>) => ReadonlyArray<Fields>
+  /** Typed output columns it adds. */
+  readonly columns: ReadonlyArray<Column>
+  /** May produce several rows per record (chunks); only the last stage of a pipeline may. */
+  readonly fanOut?: boolean
+  /** Run the stage for a record only when this holds; otherwise its columns are null. */
+  readonly when?: Condition
+  readonly prepare: (fields: Fields) => Effect.Effect<Prepared, StageInputError>
 }
 
 export interface Pipeline {
   readonly name: string
   readonly description: string
   readonly stages: ReadonlyArray<Stage>
+  /** Every stage's columns, in order. */
+  readonly columns: ReadonlyArray<Column>
 }
+
+export class PipelineError extends Data.TaggedError("PipelineError")<{ readonly pipeline: string; readonly detail: string }> {
+  override get message() {
+    return `pipeline ${this.pipeline}: ${this.detail}`
+  }
+}
+
+/**
+ * Builds a pipeline, refusing one that could lose data or read what nothing provides:
+ * - a fan-out stage followed by another stage (its rows would be lost);
+ * - two stages writing the same column;
+ * - a stage reading, or a `when` testing, a column that a later stage (or the stage itself) adds.
+ */
+export const makePipeline = (name: string, description: string, stages: ReadonlyArray<Stage>): Either.Either<Pipeline, PipelineError> => {
+  const fail = (detail: string) => Either.left(new PipelineError({ pipeline: name, detail }))
+  if (stages.length === 0) return fail("no stages")
+  const producer = new Map<string, number>()
+  stages.forEach((s, i) => s.columns.forEach((c) => producer.has(c.name) || producer.set(c.name, i)))
+  const seen = new Map<string, string>()
+  for (const [i, stage] of stages.entries()) {
+    const label = `stage ${i + 1} (${stage.name})`
+    if (stage.fanOut && i < stages.length - 1) {
+      return fail(
+        `${label} produces several rows per record; only the last stage may, and ${stages.length - 1 - i} stage(s) follow it (their columns would be lost for all but one row). Move it to the end.`
+      )
+    }
+    for (const c of stage.columns) {
+      const other = seen.get(c.name)
+      if (other !== undefined) return fail(`${label} adds column ${c.name}, which ${other} already adds`)
+      seen.set(c.name, label)
+    }
+    const uses = [...stage.reads.map((c) => ["reads", c] as const), ...(stage.when?.columns ?? []).map((c) => ["when tests", c] as const)]
+    for (const [what, c] of uses) {
+      const by = producer.get(c)
+      if (by !== undefined && by >= i) {
+        return fail(`${label} ${what} ${c}, which ${by === i ? "it adds itself" : `stage ${by + 1} (${stages[by]!.name}) adds after it`}`)
+      }
+    }
+  }
+  return Either.right({ name, description, stages, columns: stages.flatMap((s) => s.columns) })
+}
+
+/** For stages whose preparation cannot fail or is synchronous. */
+export const prepareSync = (f: (fields: Fields) => Prepared | StageInputError) => (fields: Fields) =>
+  Effect.suspend(() => {
+    const r = f(fields)
+    return r instanceof StageInputError ? Effect.fail(r) : Effect.succeed(r)
+  })

@@ -2,15 +2,17 @@
  * The ledger: every answer by content key (so no text is paid for twice, within a run or across
  * runs), and per run which records are done or failed. SQLite in WAL mode through better-sqlite3.
  *
- * Reads are synchronous point lookups. Writes go through ONE writer fiber that commits queued
- * operations in batches, so no transaction ever spans an HTTP call and the hot path never waits
- * for the disk. `flush` returns once everything queued before it is committed.
+ * Reads are point lookups. Writes go through ONE writer fiber that commits queued operations in
+ * batches, so no transaction ever spans an HTTP call and the hot path never waits for the disk.
+ * `flush` returns once everything queued before it is committed. Every JSON column is written and
+ * read through a Schema (answers through the request's own answer Schema; see stored.ts).
  */
 import Database from "better-sqlite3"
-import { Context, Data, Deferred, Effect, Layer, Queue } from "effect"
+import { Context, Data, Deferred, Effect, Either, Layer, Option, Queue, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { migrations } from "./migrations.ts"
+import { FailureInfoJson, RecordOutputJson, RunStatsSnapshot, type FailureInfo, type RecordOutput } from "./stored.ts"
 
 export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -21,32 +23,59 @@ export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly path
 export type RecordStatus = "done" | "failed"
 export type RunStatus = "running" | "interrupted" | "finished" | "aborted"
 
-export interface RunRow {
+/**
+ * The Schema of a stored answer; its encoded side is JSON.
+ * any: Schema is invariant in its encoded type, and what it encodes to is the schema's own business.
+ */
+export type StoredSchema<A> = Schema.Schema<A, any>
+
+export interface Run {
   readonly id: number
   readonly job: string
   readonly fingerprint: string
   readonly status: RunStatus
-  readonly started_at: number
-  readonly finished_at: number | null
-  readonly counters: string
+  readonly startedAt: number
+  readonly finishedAt: number | null
+  readonly stats: RunStatsSnapshot
 }
 
-export interface RecordRow {
-  readonly status: RecordStatus
+export type RecordOutcome =
+  | { readonly _tag: "Done"; readonly output: RecordOutput }
+  | { readonly _tag: "Failed"; readonly error: FailureInfo }
+
+export interface StoredRecord {
   readonly key: string
-  readonly output: string | null
-  readonly error: string | null
+  readonly outcome: RecordOutcome
 }
 
-export interface FailureInfo {
-  readonly stage: string
-  readonly status: string
-  readonly message: string
-  readonly attempts: number
+export interface AnswerEntry {
+  readonly key: string
+  readonly endpoint: string
+  readonly model: string
+  readonly tokens: number
 }
 
-export type WriteOp =
-  | { readonly _tag: "Answer"; readonly key: string; readonly endpoint: string; readonly model: string; readonly answer: string; readonly tokens: number }
+export interface LedgerService {
+  readonly path: string
+  /** A stored (or queued) answer written at or after `since` (ms), decoded; none if absent or of another shape. */
+  readonly answer: <A>(key: string, schema: StoredSchema<A>, since?: number) => Effect.Effect<Option.Option<A>>
+  /** A stored answer as plain JSON (to resolve a reference to it). */
+  readonly answerJson: (key: string) => Effect.Effect<Option.Option<unknown>>
+  readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void>
+  readonly record: (runId: number, ordinal: number) => Effect.Effect<Option.Option<StoredRecord>>
+  readonly putRecord: (runId: number, ordinal: number, key: string, outcome: RecordOutcome) => Effect.Effect<void>
+  /** Waits until everything queued before it is committed. */
+  readonly flush: Effect.Effect<void, LedgerError>
+  readonly lastRun: (job: string) => Effect.Effect<Option.Option<Run>>
+  readonly run: (id: number) => Effect.Effect<Option.Option<Run>>
+  readonly startRun: (job: string, fingerprint: string) => Effect.Effect<number>
+  /** Sets a run's status and statistics (after a flush, so they agree with the records). */
+  readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void>
+  readonly counts: (runId: number) => Effect.Effect<Readonly<Record<RecordStatus, number>>>
+}
+
+type WriteOp =
+  | { readonly _tag: "Answer"; readonly entry: AnswerEntry; readonly json: string }
   | { readonly _tag: "Record"; readonly runId: number; readonly ordinal: number; readonly key: string; readonly status: RecordStatus; readonly output: string | null; readonly error: string | null }
   | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
 
@@ -58,6 +87,23 @@ export interface LedgerOptions {
   readonly lingerMs?: number
   /** Called after each commit with the answer keys it made durable. */
   readonly onCommit?: (answerKeys: ReadonlyArray<string>) => void
+}
+
+interface RunRow {
+  readonly id: number
+  readonly job: string
+  readonly fingerprint: string
+  readonly status: RunStatus
+  readonly started_at: number
+  readonly finished_at: number | null
+  readonly counters: string
+}
+
+interface RecordRow {
+  readonly status: RecordStatus
+  readonly key: string
+  readonly output: string | null
+  readonly error: string | null
 }
 
 const open = (path: string) => {
@@ -75,6 +121,35 @@ const open = (path: string) => {
   }
   return db
 }
+
+/** One compiled codec per answer Schema (requests of a stage share theirs). */
+const codecs = new WeakMap<object, { decode: (json: string) => Either.Either<unknown, unknown>; encode: (value: unknown) => string }>()
+const codecFor = <A>(schema: StoredSchema<A>) => {
+  let codec = codecs.get(schema)
+  if (codec === undefined) {
+    const json = Schema.parseJson(schema)
+    codec = { decode: Schema.decodeUnknownEither(json), encode: Schema.encodeSync(json) as (value: unknown) => string }
+    codecs.set(schema, codec)
+  }
+  return codec
+}
+
+const decodeStats = Schema.decodeUnknownSync(Schema.parseJson(RunStatsSnapshot))
+const encodeStats = Schema.encodeSync(Schema.parseJson(RunStatsSnapshot))
+const decodeOutput = Schema.decodeUnknownSync(RecordOutputJson)
+const encodeOutput = Schema.encodeSync(RecordOutputJson)
+const decodeError = Schema.decodeUnknownSync(FailureInfoJson)
+const encodeError = Schema.encodeSync(FailureInfoJson)
+
+const toRun = (row: RunRow): Run => ({
+  id: row.id,
+  job: row.job,
+  fingerprint: row.fingerprint,
+  status: row.status,
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+  stats: decodeStats(row.counters)
+})
 
 export const makeLedger = (options: LedgerOptions) =>
   Effect.gen(function* () {
@@ -103,13 +178,13 @@ export const makeLedger = (options: LedgerOptions) =>
     }
 
     // Answers queued but not yet committed, so a lookup never misses one in the writer's queue.
-    const pending = new Map<string, { answer: string; at: number }>()
-    const queue = yield* Queue.bounded<WriteOp>(options.batchSize ?? 2000)
+    const pending = new Map<string, { json: string; at: number }>()
     const batchSize = options.batchSize ?? 2000
+    const queue = yield* Queue.bounded<WriteOp>(batchSize)
     const commit = db.transaction((ops: ReadonlyArray<WriteOp>) => {
       const now = Date.now()
       for (const op of ops) {
-        if (op._tag === "Answer") q.putAnswer.run(op.key, op.endpoint, op.model, op.answer, op.tokens, pending.get(op.key)?.at ?? now)
+        if (op._tag === "Answer") q.putAnswer.run(op.entry.key, op.entry.endpoint, op.entry.model, op.json, op.entry.tokens, pending.get(op.entry.key)?.at ?? now)
         else if (op._tag === "Record") q.putRecord.run(op.runId, op.ordinal, op.key, op.status, op.output, op.error)
       }
     })
@@ -126,8 +201,8 @@ export const makeLedger = (options: LedgerOptions) =>
         try: () => commit(list),
         catch: (e) => new LedgerError({ path: options.path, detail: `write failed: ${(e as Error).message}` })
       })
-      for (const op of list) if (op._tag === "Answer" && pending.get(op.key)?.answer === op.answer) pending.delete(op.key)
-      options.onCommit?.(list.flatMap((op) => (op._tag === "Answer" ? [op.key] : [])))
+      for (const op of list) if (op._tag === "Answer" && pending.get(op.entry.key)?.json === op.json) pending.delete(op.entry.key)
+      options.onCommit?.(list.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
       for (const op of list) if (op._tag === "Flush") yield* Deferred.succeed(op.done, undefined)
     }).pipe(Effect.forever)
     // The writer dies with the ledger's scope; `flush` before closing to keep what was queued.
@@ -139,37 +214,67 @@ export const makeLedger = (options: LedgerOptions) =>
       yield* Deferred.await(done)
     })
 
-    return {
-      path: options.path,
-      /** A stored (or queued) answer written at or after `since` (ms), or undefined. */
-      answer: (key: string, since = 0): string | undefined => {
-        const queued = pending.get(key)
-        if (queued !== undefined) return queued.at >= since ? queued.answer : undefined
-        return q.answer.get(key, since)?.answer
-      },
-      record: (runId: number, ordinal: number): RecordRow | undefined => q.record.get(runId, ordinal),
-      write: (op: Exclude<WriteOp, { _tag: "Flush" }>) =>
-        Effect.suspend(() => {
-          if (op._tag === "Answer") pending.set(op.key, { answer: op.answer, at: Date.now() })
-          return Queue.offer(queue, op)
-        }),
-      flush,
-      lastRun: (job: string): RunRow | undefined => q.lastRun.get(job),
-      run: (id: number): RunRow | undefined => q.runById.get(id),
-      startRun: (job: string, fingerprint: string): number => Number(q.newRun.run(job, fingerprint, Date.now()).lastInsertRowid),
-      /** Sets a run's status and counters (after a flush, so they agree with the records). */
-      setRun: (id: number, status: RunStatus, counters: unknown) =>
-        void q.setRun.run(status, status === "running" ? null : Date.now(), JSON.stringify(counters), id),
-      counts: (runId: number): Record<RecordStatus, number> => {
-        const out: Record<RecordStatus, number> = { done: 0, failed: 0 }
-        for (const row of q.countByStatus.all(runId)) out[row.status] = row.n
-        return out
-      }
+    const answerText = (key: string, since: number): string | undefined => {
+      const queued = pending.get(key)
+      if (queued !== undefined) return queued.at >= since ? queued.json : undefined
+      return q.answer.get(key, since)?.answer
     }
-  })
 
-export type LedgerService = Effect.Effect.Success<ReturnType<typeof makeLedger>>
+    const service: LedgerService = {
+      path: options.path,
+      answer: (key, schema, since = 0) =>
+        Effect.sync(() => {
+          const text = answerText(key, since)
+          if (text === undefined) return Option.none()
+          // An answer stored in another shape (an older version of the stage) is not reused.
+          return Either.getRight(codecFor(schema).decode(text)) as Option.Option<never>
+        }),
+      answerJson: (key) =>
+        Effect.sync(() => {
+          const text = answerText(key, 0)
+          return text === undefined ? Option.none() : Option.some(JSON.parse(text) as unknown)
+        }),
+      putAnswer: (entry, schema, value) =>
+        Effect.suspend(() => {
+          const json = codecFor(schema).encode(value)
+          pending.set(entry.key, { json, at: Date.now() })
+          return Queue.offer(queue, { _tag: "Answer", entry, json })
+        }),
+      record: (runId, ordinal) =>
+        Effect.sync(() => {
+          const row = q.record.get(runId, ordinal)
+          if (row === undefined) return Option.none()
+          const outcome: RecordOutcome =
+            row.status === "done" ? { _tag: "Done", output: decodeOutput(row.output ?? "[]") } : { _tag: "Failed", error: decodeError(row.error ?? "{}") }
+          return Option.some({ key: row.key, outcome })
+        }),
+      putRecord: (runId, ordinal, key, outcome) =>
+        Effect.suspend(() =>
+          Queue.offer(
+            queue,
+            outcome._tag === "Done"
+              ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
+              : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
+          )
+        ),
+      flush,
+      lastRun: (job) => Effect.sync(() => Option.map(Option.fromNullable(q.lastRun.get(job)), toRun)),
+      run: (id) => Effect.sync(() => Option.map(Option.fromNullable(q.runById.get(id)), toRun)),
+      startRun: (job, fingerprint) => Effect.sync(() => Number(q.newRun.run(job, fingerprint, Date.now()).lastInsertRowid)),
+      setRun: (id, status, stats) =>
+        Effect.sync(() => void q.setRun.run(status, status === "running" ? null : Date.now(), encodeStats(stats), id)),
+      counts: (runId) =>
+        Effect.sync(() => {
+          const out: Record<RecordStatus, number> = { done: 0, failed: 0 }
+          for (const row of q.countByStatus.all(runId)) out[row.status] = row.n
+          return out
+        })
+    }
+    return service
+  })
 
 export class Ledger extends Context.Tag("svc-batch/Ledger")<Ledger, LedgerService>() {
   static readonly layer = (options: LedgerOptions) => Layer.scoped(Ledger, makeLedger(options))
+  /** An in-memory ledger for tests (nothing on disk). */
+  static readonly layerMemory = Layer.scoped(Ledger, makeLedger({ path: ":memory:", lingerMs: 0 }))
 }

@@ -4,12 +4,15 @@
  * `<prefix>verdict` (safe | harmful | unparsed), `<prefix>categories` ("T2,T9"), and
  * `<prefix>raw` (the guard's text when it could not be parsed).
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { column, ColumnType } from "../io/columns.ts"
 import { Models } from "../service/limits.ts"
 import { type CategoryCode, CategoryCodes, parseVerdict } from "../service/moderation.ts"
 import { countTokens } from "../service/tokens.ts"
 import { chunkText } from "./chunking.ts"
-import { type Fields, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
+import type { Condition } from "../engine/condition.ts"
+import { defineStageType, FieldList } from "./stage-type.ts"
+import { makeRequest, prepared, prepareSync, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
 
 export interface ModerateOptions {
   /** Text fields to judge (all of them; missing fields fail the record). */
@@ -19,7 +22,7 @@ export interface ModerateOptions {
   readonly maxTokensPerCall?: number
   /** Prefix of the output columns. */
   readonly prefix?: string
-  readonly when?: (fields: Fields) => boolean
+  readonly when?: Condition
   /** Ask with `stream: true` (the verdict arrives as SSE; a cut stream is retried). */
   readonly stream?: boolean
 }
@@ -33,55 +36,71 @@ export const moderate = (options: ModerateOptions): Stage => {
   const out = { verdict: `${prefix}verdict`, categories: `${prefix}categories`, raw: `${prefix}raw` }
   const params = { max_completion_tokens: MAX_VERDICT_TOKENS }
 
-  const request = (text: string): StageRequest => ({
-    endpoint: "chat",
-    model,
-    params,
-    text,
-    send: (svc) => {
-      const input = { model, messages: [{ role: "user" as const, content: text }], max_completion_tokens: MAX_VERDICT_TOKENS }
-      return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(
-        Effect.map((c) => ({ value: c.choices[0]?.message.content ?? "", tokens: c.usage.total_tokens }))
-      )
+  const request = (text: string): StageRequest<string> =>
+    makeRequest({
+      endpoint: "chat",
+      model,
+      params,
+      text,
+      // The guard's text, parsed when the record is assembled (a parser fix applies to stored answers).
+      answer: Schema.String,
+      send: (svc) => {
+        const input = { model, messages: [{ role: "user" as const, content: text }], max_completion_tokens: MAX_VERDICT_TOKENS }
+        return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(
+          Effect.map((c) => ({ value: c.choices[0]?.message.content ?? "", tokens: c.usage.total_tokens }))
+        )
+      }
+    })
+
+  const assemble = (answers: ReadonlyArray<string>) => {
+    const codes = new Set<CategoryCode>()
+    const unparsed: Array<string> = []
+    let harmful = false
+    for (const raw of answers) {
+      const verdict = parseVerdict(raw)
+      if (verdict._tag === "Left") unparsed.push(raw)
+      else if (verdict.right.verdict === "harmful") {
+        harmful = true
+        for (const c of verdict.right.categories) codes.add(c.code)
+      }
     }
-  })
+    return [
+      {
+        [out.verdict]: harmful ? "harmful" : unparsed.length > 0 ? "unparsed" : "safe",
+        [out.categories]: CategoryCodes.filter((c) => codes.has(c)).join(","),
+        [out.raw]: unparsed.join("\n---\n")
+      }
+    ]
+  }
 
   return {
     name: "moderate",
     reads: options.fields,
-    outputs: [out.verdict, out.categories, out.raw],
+    columns: [column(out.verdict, ColumnType.string), column(out.categories, ColumnType.string), column(out.raw, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
-    requests: (fields) => {
-      const requests: Array<StageRequest> = []
+    prepare: prepareSync((fields) => {
+      const requests: Array<StageRequest<string>> = []
       for (const field of options.fields) {
         const value = fields[field]
-        if (value === undefined) return new StageInputError(`field ${JSON.stringify(field)} is missing`)
+        if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(field)} is missing` })
         if (value === null) continue
         const text = typeof value === "string" ? value : String(value)
         for (const chunk of chunkText(text, limit, countTokens)) if (chunk.trim() !== "") requests.push(request(chunk))
       }
-      return requests
-    },
-    combine: (_fields, answers) => {
-      const codes = new Set<CategoryCode>()
-      const unparsed: Array<string> = []
-      let harmful = false
-      for (const answer of answers) {
-        const raw = typeof answer === "string" ? answer : JSON.stringify(answer)
-        const verdict = parseVerdict(raw)
-        if (verdict._tag === "Left") unparsed.push(raw)
-        else if (verdict.right.verdict === "harmful") {
-          harmful = true
-          for (const c of verdict.right.categories) codes.add(c.code)
-        }
-      }
-      return [
-        {
-          [out.verdict]: harmful ? "harmful" : unparsed.length > 0 ? "unparsed" : "safe",
-          [out.categories]: CategoryCodes.filter((c) => codes.has(c)).join(","),
-          [out.raw]: unparsed.join("\n---\n")
-        }
-      ]
-    }
+      return prepared(requests, assemble)
+    })
   }
 }
+
+export const moderateStage = defineStageType({
+  name: "moderate",
+  description: "judge text columns with svc3-guard; adds moderation_verdict, moderation_categories, moderation_raw",
+  options: Schema.Struct({
+    fields: FieldList,
+    model: Schema.optional(Schema.NonEmptyString),
+    maxTokensPerCall: Schema.optional(Schema.Int.pipe(Schema.between(16, 8000))),
+    prefix: Schema.optional(Schema.String),
+    stream: Schema.optional(Schema.Boolean)
+  }),
+  make: (options, when) => moderate({ ...options, ...(when ? { when } : {}) })
+})

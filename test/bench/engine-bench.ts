@@ -7,7 +7,9 @@
  * 2. overhead: no limit, no latency, 50,000 records: records/s and CPU ms per record;
  * 3. warm rerun of the same corpus: records/s and requests sent (must be 0);
  * 4. memory: peak RSS for 100,000 and 1,000,000 JSONL records (1,000 distinct texts, so the run
- *    measures the engine, not the service).
+ *    measures the engine, not the service);
+ * 5. translate: 20,000 Japanese records (~150 code points) and 200 long ones (~12,000 code
+ *    points, 3 chunks each) through the translate stage, no limit, no latency: records/s.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync, createWriteStream } from "node:fs"
@@ -92,6 +94,24 @@ if (wanted("overhead") || wanted("warm")) {
   requests = 0
   const warm = await runJob(job, emu.url)
   rows.push(`| warm rerun of the same 50,000 records | **${(50_000 / warm.seconds).toFixed(0)} records/s**, ${(warm.cpuMs / 50_000).toFixed(3)} CPU ms/record, **${requests} requests sent** |`)
+  await emu.close()
+}
+
+if (wanted("translate")) {
+  let requests = 0
+  const emu = await startEmulator({ apiKey: KEY, onRequest: () => void requests++ })
+  const sentences = ["今日は朝から雨が降っていて、駅までの道がとても混んでいました。", "新しい図書館は川の近くにあり、週末には多くの家族が訪れます。",
+    "この製品は軽くて丈夫なので、長い旅行にも安心して持って行けます。", "会議の資料は金曜日までに共有フォルダへ保存してください。"]
+  const text = (i: number, n: number) => Array.from({ length: n }, (_, j) => sentences[(i + j) % sentences.length]).join("") + `（記録${i}）`
+  for (const [name, n, per] of [["translate-short", 20_000, 5], ["translate-long", 200, 400]] as const) {
+    const input = join(dir, `${name}.jsonl`)
+    writeFileSync(input, Array.from({ length: n }, (_, i) => JSON.stringify({ id: `t${i}`, body: text(i, per) })).join("\n") + "\n")
+    const job = join(dir, `${name}.yaml`)
+    writeFileSync(job, `name: ${name}\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nstages:\n  - translate: { fields: body, to: en }\nlimits:\n  concurrency: 64\n  records: 256\n`)
+    requests = 0
+    const r = await runJob(job, emu.url)
+    rows.push(`| ${name}: ${n.toLocaleString("en")} Japanese records of ~${text(0, per).length.toLocaleString("en")} code points, no limit, no latency | **${(n / r.seconds).toFixed(0)} records/s**, ${(r.cpuMs / n).toFixed(3)} CPU ms/record, ${requests} requests |`)
+  }
   await emu.close()
 }
 

@@ -1,16 +1,16 @@
 /** Helpers to run a pipeline in-process against an emulator, with a temporary ledger and files. */
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Either, Layer } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeCounters } from "../../src/engine/counters.ts"
 import { defaultRetryPolicy } from "../../src/engine/retry.ts"
 import { runPipeline, type RunSettings } from "../../src/engine/runner.ts"
-import type { Pipeline } from "../../src/engine/stage.ts"
+import { makePipeline, type Pipeline, type Stage } from "../../src/engine/stage.ts"
+import { RunStats } from "../../src/engine/run-stats.ts"
 import { fingerprintFile } from "../../src/io/fingerprint.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import type { Format } from "../../src/io/source.ts"
-import { Ledger } from "../../src/ledger/ledger.ts"
+import { Ledger, type RunStatus } from "../../src/ledger/ledger.ts"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { TextService } from "../../src/service/client.ts"
 import { moderate } from "../../src/stages/moderate.ts"
@@ -18,11 +18,10 @@ import { KEY } from "../helpers.ts"
 
 export const tempDir = () => mkdtempSync(join(tmpdir(), "svc-run-"))
 
-export const moderationPipeline = (options: { stream?: boolean } = {}): Pipeline => ({
-  name: "moderation",
-  description: "test",
-  stages: [moderate({ fields: ["text"], ...options })]
-})
+/** A pipeline of these stages (the test fails at once if the pipeline is refused). */
+export const pipelineOf = (...stages: ReadonlyArray<Stage>): Pipeline => Either.getOrThrow(makePipeline("test", "test", stages))
+
+export const moderationPipeline = (options: { stream?: boolean } = {}): Pipeline => pipelineOf(moderate({ fields: ["text"], ...options }))
 
 /** Writes `n` JSONL records `{id, text}`; every text is distinct; every 5th is harmful. */
 export const writeCorpus = (dir: string, n: number, name = "in.jsonl") => {
@@ -46,6 +45,8 @@ export interface TestRun {
   readonly dir: string
   readonly input: string
   readonly format?: Format
+  /** Output format (a sink name); default: the input's. */
+  readonly outputFormat?: string
   readonly emulator: RunningEmulator
   readonly apiKey?: string
   readonly pipeline?: Pipeline
@@ -58,15 +59,16 @@ export const runOnce = (t: TestRun) =>
   Effect.gen(function* () {
     const format = t.format ?? "jsonl"
     const { fingerprint } = yield* Effect.promise(() => fingerprintFile(t.input))
-    const counters = makeCounters()
-    const output = join(t.dir, `out.${format}`)
+    const stats = new RunStats()
+    const outputFormat = t.outputFormat ?? format
+    const output = join(t.dir, `out.${outputFormat}`)
     const rejects = join(t.dir, "out.rejects.jsonl")
     const settings: RunSettings = {
       job: "test-job",
       pipeline: t.pipeline ?? moderationPipeline(),
       source: openSource(t.input, format),
       fingerprint,
-      output: { path: output, format },
+      output: { path: output, format: outputFormat },
       rejectsPath: rejects,
       idField: "id",
       cache: "read-write",
@@ -79,7 +81,7 @@ export const runOnce = (t: TestRun) =>
       grace: Duration.seconds(5),
       ...t.overrides
     }
-    const summary = yield* runPipeline(settings, counters).pipe(
+    const summary = yield* runPipeline(settings, stats).pipe(
       Effect.scoped,
       Effect.provide(
         Layer.merge(
@@ -88,5 +90,14 @@ export const runOnce = (t: TestRun) =>
         )
       )
     )
-    return { summary, counters, output, rejects }
+    return { summary, counters: stats.snapshot(), output, rejects }
   })
+
+/** Sets a run's status through the ledger's API (e.g. as if it had been interrupted). */
+export const markRun = (dir: string, runId: number, status: RunStatus) =>
+  Effect.gen(function* () {
+    const ledger = yield* Ledger
+    const run = yield* ledger.run(runId)
+    if (run._tag === "None") return yield* Effect.die(`no run ${runId}`)
+    yield* ledger.setRun(runId, status, run.value.stats)
+  }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))

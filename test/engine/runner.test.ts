@@ -1,11 +1,35 @@
 /** The runner end to end against the emulator: faults, resume, cache modes, abort, outputs. */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect } from "effect"
+import { Deferred, Duration, Effect, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { moderationPipeline, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
+import { column, ColumnType } from "../../src/io/columns.ts"
+import { makeRequest, prepared, prepareSync, type Stage } from "../../src/engine/stage.ts"
+import { markRun, moderationPipeline, pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
+
+/** Asks a chat model the service does not have: every request gets a 400. */
+const unknownModelStage: Stage = {
+  name: "moderate",
+  reads: ["text"],
+  columns: [column("verdict", ColumnType.string)],
+  prepare: prepareSync((fields) =>
+    prepared(
+      [
+        makeRequest({
+          endpoint: "chat",
+          model: "svc9-nope",
+          params: {},
+          text: String(fields.text),
+          answer: Schema.String,
+          send: (svc) => svc.chat({ model: "svc9-nope", messages: [{ role: "user", content: String(fields.text) }] }).pipe(Effect.map(() => ({ value: "", tokens: 0 })))
+        })
+      ],
+      () => [{ verdict: "never" }]
+    )
+  )
+}
 
 const verdictOf = (i: number) => (i % 5 === 0 ? "harmful" : "safe")
 
@@ -137,12 +161,7 @@ describe("runner", () => {
 
       // An unknown model: the service answers 400 and the records fail with its message.
       const badDir = tempDir()
-      const bad = yield* runOnce({
-        dir: badDir,
-        input,
-        emulator,
-        pipeline: { name: "bad", description: "", stages: [moderationPipeline().stages[0]!].map((s) => ({ ...s, requests: (f: Record<string, unknown>) => (s.requests(f) as ReadonlyArray<import("../../src/engine/stage.ts").StageRequest>).map((r) => ({ ...r, send: (svc: import("../../src/service/client.ts").TextService) => svc.chat({ model: "svc9-nope", messages: [{ role: "user", content: r.text }] }).pipe(Effect.map(() => ({ value: "", tokens: 0 }))) })) })) }
-      })
+      const bad = yield* runOnce({ dir: badDir, input, emulator, pipeline: pipelineOf(unknownModelStage) })
       expect(bad.summary.status).toBe("finished")
       expect(bad.summary.failed).toBe(50)
       const rejects = readJsonl(bad.rejects)
@@ -178,19 +197,14 @@ describe("runner", () => {
       const first = yield* runOnce({ dir, input, emulator: broken, overrides: { retry: { maxAttempts: 1, baseDelay: Duration.millis(1), maxDelay: Duration.millis(1), max429: 1 } } })
       expect(first.summary).toMatchObject({ status: "finished", failed: 40 })
       // As if that run had been interrupted after its records failed:
-      const Database = (yield* Effect.promise(() => import("better-sqlite3"))).default
-      const db = new Database(join(dir, "ledger.sqlite"))
-      db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = ?").run(first.summary.runId)
-      db.close()
+      yield* markRun(dir, first.summary.runId, "interrupted")
 
       const log = requestLog()
       const healthy = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
       const kept = yield* runOnce({ dir, input, emulator: healthy })
       expect(kept.summary).toMatchObject({ resumed: true, failed: 40, done: 0 })
       expect(log.entries).toHaveLength(0)
-      const db2 = new Database(join(dir, "ledger.sqlite"))
-      db2.prepare("UPDATE runs SET status = 'interrupted' WHERE id = ?").run(first.summary.runId)
-      db2.close()
+      yield* markRun(dir, first.summary.runId, "interrupted")
       const retried = yield* runOnce({ dir, input, emulator: healthy, overrides: { retryFailed: true } })
       expect(retried.summary).toMatchObject({ resumed: true, failed: 0, done: 40 })
       expect(log.entries).toHaveLength(40)

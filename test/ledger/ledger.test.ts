@@ -1,13 +1,15 @@
-/** The ledger: migrations, batched writes through one writer, flush, resume queries. */
+/** The ledger: migrations, batched writes through one writer, flush, typed columns, resume queries. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
 import Database from "better-sqlite3"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { emptyStats } from "../../src/engine/run-stats.ts"
 import { makeLedger } from "../../src/ledger/ledger.ts"
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
+const entry = (key: string) => ({ key, endpoint: "chat", model: "m", tokens: 1 })
 
 describe("ledger", () => {
   it.scopedLive("commits queued writes in batches through one writer, and flush waits for them", () =>
@@ -15,13 +17,15 @@ describe("ledger", () => {
       const commits: Array<number> = []
       const path = tempDb()
       const ledger = yield* makeLedger({ path, batchSize: 500, onCommit: (keys) => void commits.push(keys.length) })
-      const run = ledger.startRun("job", "fp")
+      const run = yield* ledger.startRun("job", "fp")
       yield* Effect.forEach(
         Array.from({ length: 2000 }, (_, i) => i),
         (i) =>
           Effect.zipRight(
-            ledger.write({ _tag: "Answer", key: `k${i}`, endpoint: "chat", model: "m", answer: JSON.stringify(`a${i}`), tokens: 1 }),
-            ledger.write({ _tag: "Record", runId: run, ordinal: i, key: `r${i}`, status: i % 10 === 0 ? "failed" : "done", output: "[]", error: null })
+            ledger.putAnswer(entry(`k${i}`), Schema.String, `a${i}`),
+            ledger.putRecord(run, i, `r${i}`, i % 10 === 0
+              ? { _tag: "Failed", error: { stage: "s", status: "x", message: "m", attempts: 1 } }
+              : { _tag: "Done", output: { keys: [`k${i}`], rows: [] } })
           ),
         { discard: true }
       )
@@ -29,9 +33,9 @@ describe("ledger", () => {
       // Far fewer transactions than writes (4,000 writes).
       expect(commits.length).toBeLessThan(100)
       expect(commits.reduce((a, b) => a + b, 0)).toBe(2000)
-      expect(ledger.counts(run)).toEqual({ done: 1800, failed: 200 })
-      expect(ledger.answer("k1999")).toBe('"a1999"')
-      expect(ledger.record(run, 10)?.status).toBe("failed")
+      expect(yield* ledger.counts(run)).toEqual({ done: 1800, failed: 200 })
+      expect(yield* ledger.answer("k1999", Schema.String)).toEqual(Option.some("a1999"))
+      expect(Option.map(yield* ledger.record(run, 10), (r) => r.outcome._tag)).toEqual(Option.some("Failed"))
       // Another connection sees them: they are committed, not just queued.
       const other = new Database(path, { readonly: true })
       expect((other.prepare("SELECT count(*) AS n FROM answers").get() as { n: number }).n).toBe(2000)
@@ -39,36 +43,59 @@ describe("ledger", () => {
     })
   )
 
-  it.scopedLive("serves an answer that is queued but not yet committed", () =>
+  it.scopedLive("serves an answer that is queued but not yet committed, and not to a refresh that started after it", () =>
     Effect.gen(function* () {
       const ledger = yield* makeLedger({ path: tempDb() })
-      yield* ledger.write({ _tag: "Answer", key: "x", endpoint: "chat", model: "m", answer: '"v"', tokens: 0 })
-      expect(ledger.answer("x")).toBe('"v"')
-      expect(ledger.answer("x", Date.now() + 60_000)).toBeUndefined() // refresh: too old for this run
+      yield* ledger.putAnswer(entry("x"), Schema.String, "v")
+      expect(yield* ledger.answer("x", Schema.String)).toEqual(Option.some("v"))
+      expect(yield* ledger.answer("x", Schema.String, Date.now() + 60_000)).toEqual(Option.none())
     })
   )
 
-  it.scopedLive("finds the last run of a job and keeps records across reopening (migrations run once)", () => {
+  it.scopedLive("decodes a stored answer through the request's Schema, and treats one of another shape as absent", () =>
+    Effect.gen(function* () {
+      const ledger = yield* makeLedger({ path: tempDb() })
+      const Scored = Schema.Struct({ score: Schema.Number, at: Schema.DateFromString })
+      const at = new Date("2026-01-02T03:04:05Z")
+      yield* ledger.putAnswer(entry("s"), Scored, { score: 0.5, at })
+      yield* ledger.flush
+      expect(yield* ledger.answer("s", Scored)).toEqual(Option.some({ score: 0.5, at }))
+      expect(yield* ledger.answer("s", Schema.String)).toEqual(Option.none())
+      expect(yield* ledger.answerJson("s")).toEqual(Option.some({ score: 0.5, at: "2026-01-02T03:04:05.000Z" }))
+    })
+  )
+
+  it.scopedLive("reads a record written before the stage contract v2 (rows alone) as rows with no answer keys", () =>
+    Effect.gen(function* () {
+      const path = tempDb()
+      const ledger = yield* makeLedger({ path })
+      const run = yield* ledger.startRun("job", "fp")
+      const db = new Database(path)
+      db.prepare("INSERT INTO records (run_id, ordinal, key, status, output, error) VALUES (?, 0, 'k', 'done', ?, NULL)").run(run, '[{"v":1}]')
+      db.close()
+      expect(yield* ledger.record(run, 0)).toEqual(Option.some({ key: "k", outcome: { _tag: "Done", output: { keys: [], rows: [{ v: 1 }] } } }))
+    })
+  )
+
+  it.scopedLive("finds the last run of a job and keeps records and statistics across reopening (migrations run once)", () => {
     const path = tempDb()
     return Effect.gen(function* () {
       const first = yield* Effect.scoped(
         Effect.gen(function* () {
           const ledger = yield* makeLedger({ path })
-          const id = ledger.startRun("nightly", "fp1")
-          yield* ledger.write({ _tag: "Record", runId: id, ordinal: 3, key: "k3", status: "done", output: '[{"v":1}]', error: null })
+          const id = yield* ledger.startRun("nightly", "fp1")
+          yield* ledger.putRecord(id, 3, "k3", { _tag: "Done", output: { keys: ["a"], rows: [{ v: 1 }] } })
           yield* ledger.flush
-          ledger.setRun(id, "interrupted", { done: 1 })
+          yield* ledger.setRun(id, "interrupted", { ...emptyStats, done: 1, stages: { translate_skipped: 2 } })
           return id
         })
       )
       const ledger = yield* makeLedger({ path })
-      const last = ledger.lastRun("nightly")!
-      expect(last.id).toBe(first)
-      expect(last.status).toBe("interrupted")
-      expect(last.fingerprint).toBe("fp1")
-      expect(JSON.parse(last.counters)).toEqual({ done: 1 })
-      expect(ledger.record(first, 3)).toEqual({ status: "done", key: "k3", output: '[{"v":1}]', error: null })
-      expect(ledger.lastRun("other")).toBeUndefined()
+      const last = Option.getOrThrow(yield* ledger.lastRun("nightly"))
+      expect(last).toMatchObject({ id: first, status: "interrupted", fingerprint: "fp1" })
+      expect(last.stats).toMatchObject({ done: 1, failed: 0, stages: { translate_skipped: 2 } })
+      expect(yield* ledger.record(first, 3)).toEqual(Option.some({ key: "k3", outcome: { _tag: "Done", output: { keys: ["a"], rows: [{ v: 1 }] } } }))
+      expect(yield* ledger.lastRun("other")).toEqual(Option.none())
     })
   })
 })

@@ -1,5 +1,6 @@
 /** The moderate stage and text chunking. */
 import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { StageInputError } from "../../src/engine/stage.ts"
 import { chunkText } from "../../src/stages/chunking.ts"
 import { moderate } from "../../src/stages/moderate.ts"
@@ -42,30 +43,31 @@ describe("chunkText", () => {
 
 describe("moderate stage", () => {
   const stage = moderate({ fields: ["title", "body"], maxTokensPerCall: 50 })
+  const assemble = (answers: ReadonlyArray<string>) =>
+    Effect.runSync(stage.prepare({ title: "t", body: "b" })).assemble(answers)
 
-  it("makes one request per non-empty chunk of every field", () => {
-    const requests = stage.requests({ title: "Hello", body: "A sentence. ".repeat(30), extra: 1 })
-    if (requests instanceof StageInputError) throw new Error(requests.message)
+  it("makes one request per non-empty chunk of every field, each with its content key", () => {
+    const { requests } = Effect.runSync(stage.prepare({ title: "Hello", body: "A sentence. ".repeat(30), extra: 1 }))
     expect(requests.length).toBeGreaterThan(2)
     expect(requests[0]!.text).toBe("Hello")
-    expect(requests.every((r) => r.model === "svc3-guard" && r.endpoint === "chat")).toBe(true)
-    expect((stage.requests({ title: "", body: null }) as ReadonlyArray<unknown>).length).toBe(0)
+    expect(requests.every((r) => r.model === "svc3-guard" && r.endpoint === "chat" && r.key.length > 20)).toBe(true)
+    expect(Effect.runSync(stage.prepare({ title: "", body: null })).requests).toHaveLength(0)
   })
 
   it("fails a record whose field is missing, without a request", () => {
-    const r = stage.requests({ title: "x" })
+    const r = Effect.runSync(Effect.flip(stage.prepare({ title: "x" })))
     expect(r).toBeInstanceOf(StageInputError)
-    expect((r as StageInputError).message).toContain("body")
+    expect(r.message).toContain("body")
   })
 
   it("combines chunk verdicts: harmful if any part is, union of codes, raw kept when unparseable", () => {
-    expect(stage.combine({}, ["安全", "安全"])).toEqual([{ moderation_verdict: "safe", moderation_categories: "", moderation_raw: "" }])
-    expect(stage.combine({}, ["安全", "有害\nT9, T2", "有害\nT2"])).toEqual([
+    expect(assemble(["安全", "安全"])).toEqual([{ moderation_verdict: "safe", moderation_categories: "", moderation_raw: "" }])
+    expect(assemble(["安全", "有害\nT9, T2", "有害\nT2"])).toEqual([
       { moderation_verdict: "harmful", moderation_categories: "T2,T9", moderation_raw: "" }
     ])
-    expect(stage.combine({}, ["安全", "I cannot judge this"])).toEqual([
+    expect(assemble(["安全", "I cannot judge this"])).toEqual([
       { moderation_verdict: "unparsed", moderation_categories: "", moderation_raw: "I cannot judge this" }
     ])
-    expect(stage.combine({}, [])[0]!.moderation_verdict).toBe("safe")
+    expect(assemble([])[0]!.moderation_verdict).toBe("safe")
   })
 })

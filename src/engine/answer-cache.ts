@@ -1,0 +1,96 @@
+/**
+ * The answer cache of a run: the ledger first (a text already answered costs nothing), then
+ * requests in flight (the same text asked twice at once is sent once), then the service through
+ * the model's limiter and the retry policy. New answers go to the ledger's writer; until it
+ * commits them they are served from its memory.
+ */
+import { Deferred, Effect, Option } from "effect"
+import { TextService } from "../service/client.ts"
+import type { LedgerService } from "../ledger/ledger.ts"
+import { type Limiter, makeLimiter } from "./limiter.ts"
+import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
+import type { RunStats } from "./run-stats.ts"
+import type { StageRequest } from "./stage.ts"
+
+export type CacheMode = "read-write" | "refresh" | "off"
+
+export interface AnswerSettings {
+  readonly cache: CacheMode
+  readonly rpm: Readonly<Record<string, number>>
+  readonly maxConcurrency: number
+  readonly retry: RetryPolicy
+}
+
+export type Ask = (request: StageRequest) => Effect.Effect<unknown, RequestFailed | JobAborted>
+
+/** `since`: answers older than this (ms) are not reused (refresh mode passes the run's start). */
+export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings: AnswerSettings, since: number) =>
+  Effect.gen(function* () {
+    const service = yield* TextService
+    const limiters = new Map<string, Limiter>()
+    const inflight = new Map<string, Deferred.Deferred<unknown, RequestFailed | JobAborted>>()
+    const events = { onRetry: () => stats.retry(), on429: () => stats.rateLimited() }
+
+    const limiterFor = (model: string) =>
+      Effect.suspend(() => {
+        const existing = limiters.get(model)
+        if (existing) return Effect.succeed(existing)
+        return makeLimiter({ rpm: settings.rpm[model] ?? settings.rpm["*"], maxConcurrency: settings.maxConcurrency }).pipe(
+          Effect.tap((l) => Effect.sync(() => limiters.set(model, l)))
+        )
+      })
+
+    const send = (request: StageRequest) =>
+      Effect.gen(function* () {
+        const limiter = yield* limiterFor(request.model)
+        const attempt = Effect.zipRight(
+          Effect.sync(() => stats.request()),
+          request.send(service)
+        )
+        const answered = yield* withRetry(limiter, settings.retry, events, attempt)
+        stats.tokens(answered.tokens)
+        if (settings.cache !== "off") {
+          yield* ledger.putAnswer({ key: request.key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)
+        }
+        return answered.value
+      })
+
+    const sendOnce = (request: StageRequest) =>
+      Effect.gen(function* () {
+        const d = yield* Deferred.make<unknown, RequestFailed | JobAborted>()
+        inflight.set(request.key, d)
+        return yield* send(request).pipe(
+          Effect.exit,
+          Effect.tap((exit) => Deferred.done(d, exit)),
+          Effect.ensuring(Effect.sync(() => inflight.delete(request.key))),
+          Effect.flatten
+        )
+      }).pipe(
+        // An interrupted asker must not leave waiters hanging.
+        Effect.onInterrupt(() =>
+          Effect.suspend(() => {
+            const d = inflight.get(request.key)
+            inflight.delete(request.key)
+            return d ? Deferred.interrupt(d) : Effect.void
+          })
+        )
+      )
+
+    const ask: Ask = (request) =>
+      Effect.gen(function* () {
+        if (settings.cache !== "off") {
+          const stored = yield* ledger.answer(request.key, request.answer, settings.cache === "refresh" ? since : 0)
+          if (Option.isSome(stored)) {
+            stats.cacheHit()
+            return stored.value
+          }
+        }
+        const running = inflight.get(request.key)
+        if (running) {
+          stats.cacheHit()
+          return yield* Deferred.await(running)
+        }
+        return yield* sendOnce(request)
+      })
+    return ask
+  })

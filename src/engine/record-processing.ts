@@ -1,0 +1,120 @@
+/**
+ * One record through a pipeline's stages (the stage fold), given a way to answer requests. No
+ * HTTP, no ledger: unit-testable with any `ask`.
+ * - Each stage sees the input fields plus the columns of the stages before it.
+ * - A stage whose `when` does not hold is skipped: its columns are null.
+ * - A one-row stage must assemble exactly one row; a fan-out stage (only ever the last) may
+ *   assemble several, each carrying the earlier stages' columns. Every row has every column.
+ * - Vector columns that are (part of) an answer are stored as references to that answer, so a
+ *   1536-float vector lives once in the ledger, not once per run.
+ */
+import { Data, Effect, type Either } from "effect"
+import type { Column } from "../io/columns.ts"
+import type { AnswerRef, FailureInfo, RecordOutput } from "../ledger/stored.ts"
+import type { Ask } from "./answer-cache.ts"
+import type { JobAborted, RequestFailed } from "./retry.ts"
+import type { Fields, Pipeline, Row, Stage } from "./stage.ts"
+
+/** A record that cannot be done: an outcome of the run, not an error of it. */
+export class RecordFailed extends Data.TaggedError("RecordFailed")<{ readonly info: FailureInfo }> {}
+
+export interface ProcessedRecord {
+  readonly output: RecordOutput
+  readonly counts: Readonly<Record<string, number>>
+}
+
+export interface ProcessingOptions {
+  /** Store vector columns as references to their answers (needs the answers to be stored). */
+  readonly referenceAnswers: boolean
+}
+
+const fail = (stage: string, status: string, message: string, attempts = 0) =>
+  new RecordFailed({ info: { stage, status, message, attempts } })
+
+/** A vector value that is an answer, or a property of one, becomes a reference to it. */
+const referenced = (value: unknown, answers: ReadonlyArray<unknown>, keys: ReadonlyArray<string>): AnswerRef | undefined => {
+  if (value === null || typeof value !== "object") return undefined
+  for (let i = 0; i < answers.length; i++) {
+    const a = answers[i]
+    if (a === value) return { $answer: keys[i]! }
+    if (a !== null && typeof a === "object") {
+      for (const [path, v] of Object.entries(a)) if (v === value) return { $answer: keys[i]!, $path: path }
+    }
+  }
+  return undefined
+}
+
+const nulls = (columns: ReadonlyArray<Column>): Record<string, unknown> => Object.fromEntries(columns.map((c) => [c.name, null]))
+
+export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: ProcessingOptions) => {
+  const allNull = nulls(pipeline.columns)
+
+  const runStage = (stage: Stage, fields: Fields) =>
+    Effect.gen(function* () {
+      const prepared = yield* stage.prepare(fields).pipe(Effect.mapError((e) => fail(stage.name, "input", e.message)))
+      // Every request runs to its end even when a sibling fails, so finished chunks are stored
+      // for the retry; then the first failure (in request order) fails the record.
+      const settled = yield* Effect.all(prepared.requests.map(ask), {
+        concurrency: prepared.requests.length > 1 ? "unbounded" : 1,
+        mode: "either"
+      })
+      const answers: Array<unknown> = []
+      for (const result of settled) {
+        if (result._tag === "Right") answers.push(result.right)
+        else if (result.left._tag === "JobAborted") return yield* Effect.fail(result.left)
+      }
+      const failure = settled.findIndex((r) => r._tag === "Left")
+      if (failure >= 0) {
+        const e = (settled[failure] as Either.Left<RequestFailed, unknown>).left
+        const label = prepared.requests[failure]!.label
+        return yield* Effect.fail(fail(stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts))
+      }
+      const rows = yield* Effect.try({
+        try: () => prepared.assemble(answers),
+        catch: (e) => fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`)
+      })
+      if (!stage.fanOut && rows.length !== 1) {
+        return yield* Effect.fail(fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`))
+      }
+      const keys = prepared.requests.map((r) => r.key)
+      const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
+      const stored = vectors.length === 0
+        ? rows
+        : rows.map((row) => {
+            const copy: Record<string, unknown> = { ...row }
+            for (const c of vectors) {
+              const ref = referenced(row[c.name], answers, keys)
+              if (ref !== undefined) copy[c.name] = ref
+            }
+            return copy
+          })
+      return { rows, stored, keys, counts: prepared.counts }
+    })
+
+  return (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
+    Effect.gen(function* () {
+      let fields = input
+      let columns: Record<string, unknown> = { ...allNull }
+      let fanned: ReadonlyArray<Row> | undefined
+      const keys: Array<string> = []
+      const counts: Record<string, number> = {}
+      for (const stage of pipeline.stages) {
+        if (stage.when !== undefined && !stage.when.test(fields)) {
+          fields = { ...fields, ...nulls(stage.columns) }
+          continue
+        }
+        const done = yield* runStage(stage, fields)
+        keys.push(...done.keys)
+        if (done.counts) for (const [k, v] of Object.entries(done.counts)) counts[k] = (counts[k] ?? 0) + v
+        if (stage.fanOut) {
+          // Zero rows would drop the record from the output: keep one row with null columns.
+          fanned = done.stored.length === 0 ? [columns] : done.stored.map((r) => ({ ...columns, ...r }))
+        } else {
+          // Later stages read the values; the ledger keeps the references.
+          columns = { ...columns, ...done.stored[0] }
+          fields = { ...fields, ...done.rows[0] }
+        }
+      }
+      return { output: { keys, rows: fanned ?? [columns] }, counts }
+    })
+}

@@ -1,0 +1,42 @@
+/**
+ * A fixed pool of worker fibers fed by a bounded queue (cheaper per item than a forked fiber
+ * each), with a graceful stop: on `stop` the reader ends, items already started get `grace` to
+ * finish, queued ones are not started; then whatever is still running is interrupted.
+ */
+import { Duration, Effect, Queue, Stream } from "effect"
+
+export interface PoolOptions<A, E, R, E2, R2> {
+  readonly items: Stream.Stream<A, E, R>
+  readonly workers: number
+  readonly process: (item: A) => Effect.Effect<void, E2, R2>
+  /** Completes when a stop is asked. */
+  readonly stop: Effect.Effect<void>
+  readonly grace: Duration.DurationInput
+}
+
+/** Runs every item through `process`; says whether a stop cut it short. */
+export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>): Effect.Effect<{ readonly stopped: boolean }, E | E2, R | R2> =>
+  Effect.gen(function* () {
+    let stopped = false
+    const markStopped = Effect.sync(() => void (stopped = true))
+    const queue = yield* Queue.bounded<{ readonly item: A } | undefined>(options.workers)
+    const reader = options.items.pipe(
+      Stream.interruptWhen(Effect.zipRight(options.stop, markStopped)),
+      Stream.runForEach((item) => Queue.offer(queue, { item })),
+      // One end marker per worker once reading is over (normally or by a stop). Not on failure:
+      // then the workers are interrupted and nobody would take them.
+      Effect.zipRight(Effect.forEach(Array.from({ length: options.workers }), () => Queue.offer(queue, undefined), { discard: true }))
+    )
+    const worker = Effect.gen(function* () {
+      while (true) {
+        const next = yield* Queue.take(queue)
+        if (next === undefined) return
+        // After a stop, queued items are not started, but still taken so the end markers get through.
+        if (!stopped) yield* options.process(next.item)
+      }
+    })
+    const pass = Effect.all([reader, ...Array.from({ length: options.workers }, () => worker)], { concurrency: "unbounded", discard: true })
+    const deadline = options.stop.pipe(Effect.zipRight(Effect.sleep(options.grace)), Effect.zipRight(markStopped))
+    yield* Effect.raceFirst(pass, deadline)
+    return { stopped }
+  })

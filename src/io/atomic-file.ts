@@ -1,0 +1,64 @@
+/**
+ * A text file written atomically: to a temporary name beside its destination (same file
+ * system, so the rename is atomic), renamed into place on commit, removed if its scope closes
+ * first. Writes respect the stream's backpressure.
+ */
+import { Effect, type Scope } from "effect"
+import { createWriteStream, mkdirSync, renameSync, rmSync } from "node:fs"
+import { dirname } from "node:path"
+import { SinkError } from "./sink.ts"
+
+export const tempPath = (path: string) => `${path}.tmp-${process.pid}`
+
+export interface AtomicTextFile {
+  readonly write: (text: string) => Effect.Effect<void, SinkError>
+  readonly commit: Effect.Effect<void, SinkError>
+}
+
+/** Creates the folder and the temporary file; removes the temporary file unless committed. */
+export const atomicPath = (path: string): Effect.Effect<{ readonly tmp: string; readonly committed: () => void }, SinkError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        mkdirSync(dirname(path), { recursive: true })
+        let done = false
+        return { tmp: tempPath(path), committed: () => void (done = true), isDone: () => done }
+      },
+      catch: (e) => new SinkError({ path, detail: (e as Error).message })
+    }),
+    (f) => Effect.sync(() => (f.isDone() ? undefined : rmSync(f.tmp, { force: true })))
+  )
+
+export const atomicTextFile = (path: string): Effect.Effect<AtomicTextFile, SinkError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const file = yield* atomicPath(path)
+    const out = createWriteStream(file.tmp)
+    let failure: Error | undefined
+    out.on("error", (e) => void (failure = e))
+    yield* Effect.addFinalizer(() => Effect.sync(() => out.destroy()))
+    const error = (e: unknown) => new SinkError({ path, detail: (e as Error).message })
+    return {
+      write: (text) =>
+        Effect.suspend(() => {
+          if (failure) return Effect.fail(error(failure))
+          if (out.write(text)) return Effect.void
+          return Effect.async<void, SinkError>((resume) => {
+            const drain = () => resume(Effect.void)
+            out.once("drain", drain)
+            return Effect.sync(() => void out.off("drain", drain))
+          })
+        }),
+      commit: Effect.async<void, SinkError>((resume) => {
+        out.end(() => {
+          if (failure) return resume(Effect.fail(error(failure)))
+          try {
+            renameSync(file.tmp, path)
+            file.committed()
+            resume(Effect.void)
+          } catch (e) {
+            resume(Effect.fail(error(e)))
+          }
+        })
+      })
+    }
+  })

@@ -1,0 +1,31 @@
+/** JSON Lines: one object per line with native values (vectors as arrays, JSON as objects). */
+import { Effect, type Scope } from "effect"
+import { atomicTextFile } from "../atomic-file.ts"
+import { addedColumns, type SinkAdapter, type SinkError } from "../sink.ts"
+
+export interface JsonlFile {
+  readonly write: (value: unknown) => Effect.Effect<void, SinkError>
+  readonly commit: Effect.Effect<void, SinkError>
+}
+
+/** A JSON Lines file, atomic (the rejects file is one too). */
+export const jsonlFile = (path: string): Effect.Effect<JsonlFile, SinkError, Scope.Scope> =>
+  Effect.map(atomicTextFile(path), (file) => ({ write: (value) => file.write(`${JSON.stringify(value)}\n`), commit: file.commit }))
+
+export const jsonlSink: SinkAdapter = {
+  name: "jsonl",
+  extensions: [".jsonl", ".ndjson"],
+  open: (spec) =>
+    Effect.map(jsonlFile(spec.path), (file) => {
+      const added = addedColumns(spec).map((c) => c.name)
+      return {
+        // Input fields as given, then every output column (null when absent).
+        write: (row) => {
+          const out: Record<string, unknown> = { ...row }
+          for (const c of added) if (out[c] === undefined) out[c] = null
+          return file.write(out)
+        },
+        commit: file.commit
+      }
+    })
+}

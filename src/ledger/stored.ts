@@ -1,0 +1,67 @@
+/**
+ * The shapes of the ledger's JSON columns, each read and written through its Schema:
+ * `answers.answer` (the request's own answer Schema, see the stage contract), `records.output`,
+ * `records.error` and `runs.counters` (RunStatsSnapshot, in engine/run-stats.ts).
+ */
+import { Schema } from "effect"
+
+/** Why a record failed (`records.error`; also the rejects file's fields). */
+export const FailureInfo = Schema.Struct({
+  stage: Schema.String,
+  status: Schema.String,
+  message: Schema.String,
+  attempts: Schema.NonNegativeInt
+})
+export type FailureInfo = typeof FailureInfo.Type
+
+/**
+ * A stored value that stands for (part of) an answer in the `answers` table, so a large answer
+ * (a 1536-float vector) is stored once, however many runs and records use it.
+ */
+export const AnswerRef = Schema.Struct({
+  $answer: Schema.String,
+  /** The property of the stored answer holding the value; absent: the answer itself. */
+  $path: Schema.optional(Schema.String)
+})
+export type AnswerRef = typeof AnswerRef.Type
+export const isAnswerRef = Schema.is(AnswerRef)
+
+const Rows = Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+/** A done record (`records.output`): the content keys of its answers and its assembled rows. */
+export const RecordOutput = Schema.Union(
+  Schema.Struct({ keys: Schema.Array(Schema.String), rows: Rows }),
+  // Ledgers written before the stage contract v2 stored the rows alone.
+  Schema.transform(Rows, Schema.Struct({ keys: Schema.Array(Schema.String), rows: Rows }), {
+    strict: true,
+    decode: (rows) => ({ keys: [], rows }),
+    encode: (o) => o.rows
+  })
+)
+export type RecordOutput = typeof RecordOutput.Type
+
+const count = Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 })
+
+/** A run's statistics (`runs.counters`); every field defaults, so older and partial rows decode. */
+export const RunStatsSnapshot = Schema.Struct({
+  /** Records in the input (an estimate until the reading pass ends, for CSV). */
+  total: count,
+  totalIsEstimate: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  /** Records finished (done or failed) in this run, including those skipped as already finished. */
+  done: count,
+  failed: count,
+  /** Records found finished by an earlier invocation of this run. */
+  skipped: count,
+  readRejects: count,
+  requests: count,
+  cacheHits: count,
+  retries: count,
+  rateLimited: count,
+  tokens: count,
+  /** Counters stages report (e.g. translate_skipped). */
+  stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) })
+})
+export type RunStatsSnapshot = typeof RunStatsSnapshot.Type
+
+export const RecordOutputJson = Schema.parseJson(RecordOutput)
+export const FailureInfoJson = Schema.parseJson(FailureInfo)

@@ -1,0 +1,9 @@
+/** The stage types a job file's `stages:` list can name. A new stage: one file, one line here. */
+import { moderateStage } from "./moderate.ts"
+import type { AnyStageType } from "./stage-type.ts"
+import { translateStage } from "./translate.ts"
+
+export const stageTypes: Readonly<Record<string, AnyStageType>> = {
+  moderate: moderateStage,
+  translate: translateStage
+}

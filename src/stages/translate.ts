@@ -1,0 +1,133 @@
+/**
+ * translate: one or several text fields between Japanese and English (spec §4.6).
+ * - Direction: `to` is required; `from` is `ja`, `en` or `auto` (default: per record and field,
+ *   by script, see language.ts). Text already in the target language, or with no letters, is
+ *   passed through unchanged and counted (`translate_skipped`), not sent.
+ * - Text over 5,000 code points is split (translation-chunking.ts); each chunk is its own request
+ *   and ledger entry, so a crash mid-record loses no finished chunk. The translations are joined
+ *   with the source's own whitespace between chunks (not sent); where the source had none (a
+ *   Japanese sentence end) and the target is English, one space.
+ * - Empty or whitespace-only text is not sent; the output is the same value (null stays null).
+ * - Placeholders ({name}, %s, ${x}, {{x}}, URLs, e-mail addresses, `code`, numbers) present in the
+ *   source and missing from the translation are named in the warnings column.
+ */
+import { Effect, Schema } from "effect"
+import { column, ColumnType } from "../io/columns.ts"
+import type { Condition } from "../engine/condition.ts"
+import { makeRequest, prepared, prepareSync, type Row, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
+import { Lang } from "../service/schemas/endpoints.ts"
+import { detectLanguage } from "./language.ts"
+import { lostPlaceholders } from "./placeholders.ts"
+import { defineStageType, FieldList } from "./stage-type.ts"
+import { chunkForTranslation, type TranslationChunks } from "./translation-chunking.ts"
+
+export type Language = "ja" | "en"
+
+export interface TranslateOptions {
+  readonly fields: ReadonlyArray<string>
+  readonly to: Language
+  readonly from?: Language | "auto"
+  /** Output column per field; default `<field>_<to>` (body → body_en). */
+  readonly columns?: Readonly<Record<string, string>>
+  /** The warnings column; default `translate_warnings`. */
+  readonly warningsColumn?: string
+  readonly when?: Condition
+}
+
+/** The limiter key of translate (no model is selected, §4.6). */
+const MODEL = "translate"
+export const SKIPPED = "translate_skipped"
+
+/** One field's plan: passed through as is, or chunks to translate. */
+type FieldPlan =
+  | { readonly _tag: "Keep"; readonly value: unknown }
+  | { readonly _tag: "Translate"; readonly source: string; readonly parts: TranslationChunks; readonly first: number }
+
+/** Interleaves translated chunks with the source's separators (a space where English needs one). */
+const rejoin = (parts: TranslationChunks, translated: ReadonlyArray<string>, to: Language): string => {
+  const { separators } = parts
+  let out = separators[0]!
+  for (let i = 0; i < translated.length; i++) {
+    if (i > 0) out += separators[i] === "" && to === "en" ? " " : separators[i]!
+    out += translated[i]
+  }
+  return out + separators[translated.length]!
+}
+
+export const translate = (options: TranslateOptions): Stage => {
+  const from = options.from ?? "auto"
+  const target = (field: string) => options.columns?.[field] ?? `${field}_${options.to}`
+  const warnings = options.warningsColumn ?? "translate_warnings"
+
+  const request = (text: string, source: Language, label: string): StageRequest<string> =>
+    makeRequest({
+      endpoint: "translate",
+      model: MODEL,
+      params: { source_lang: source, target_lang: options.to },
+      text,
+      label,
+      answer: Schema.String,
+      send: (svc) =>
+        svc.translate({ text, source_lang: source, target_lang: options.to }).pipe(Effect.map((r) => ({ value: r.translated_text, tokens: 0 })))
+    })
+
+  return {
+    name: "translate",
+    reads: options.fields,
+    columns: [...options.fields.map((f) => column(target(f), ColumnType.string)), column(warnings, ColumnType.string)],
+    ...(options.when ? { when: options.when } : {}),
+    prepare: prepareSync((fields) => {
+      const plans: Array<[string, FieldPlan]> = []
+      const requests: Array<StageRequest<string>> = []
+      let skipped = 0
+      for (const field of options.fields) {
+        const value = fields[field]
+        if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(field)} is missing` })
+        const text = value === null ? "" : typeof value === "string" ? value : String(value)
+        if (text.trim() === "") {
+          plans.push([field, { _tag: "Keep", value }])
+          continue
+        }
+        const source = from === "auto" ? detectLanguage(text) : from
+        if (source === undefined || source === options.to) {
+          skipped++
+          plans.push([field, { _tag: "Keep", value }])
+          continue
+        }
+        const parts = chunkForTranslation(text)
+        plans.push([field, { _tag: "Translate", source: text, parts, first: requests.length }])
+        parts.chunks.forEach((chunk, i) => requests.push(request(chunk, source, `${field} chunk ${i + 1}/${parts.chunks.length}`)))
+      }
+      const assemble = (answers: ReadonlyArray<string>): ReadonlyArray<Row> => {
+        const row: Record<string, unknown> = {}
+        const lost: Array<string> = []
+        for (const [field, plan] of plans) {
+          if (plan._tag === "Keep") {
+            row[target(field)] = plan.value
+            continue
+          }
+          const translated = rejoin(plan.parts, answers.slice(plan.first, plan.first + plan.parts.chunks.length), options.to)
+          row[target(field)] = translated
+          const missing = lostPlaceholders(plan.source, translated)
+          if (missing.length > 0) lost.push(`${field}: lost ${missing.join(", ")}`)
+        }
+        row[warnings] = lost.length > 0 ? lost.join("; ") : null
+        return [row]
+      }
+      return prepared(requests, assemble, skipped > 0 ? { [SKIPPED]: skipped } : undefined)
+    })
+  }
+}
+
+export const translateStage = defineStageType({
+  name: "translate",
+  description: "translate text columns between Japanese and English; adds <field>_<to> per field and translate_warnings",
+  options: Schema.Struct({
+    fields: FieldList,
+    to: Lang,
+    from: Schema.optional(Schema.Union(Lang, Schema.Literal("auto"))),
+    columns: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.NonEmptyString })),
+    warningsColumn: Schema.optional(Schema.NonEmptyString)
+  }),
+  make: (options, when) => translate({ ...options, ...(when ? { when } : {}) })
+})

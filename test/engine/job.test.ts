@@ -1,0 +1,73 @@
+/** Job files: one Schema with its defaults, errors naming file and field, one resolver. */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { loadJobFile, resolveJob } from "../../src/engine/job.ts"
+
+const jobFile = (yaml: string) => {
+  const dir = mkdtempSync(join(tmpdir(), "svc-job-"))
+  writeFileSync(join(dir, "in.csv"), "id,text\n1,hello\n")
+  const path = join(dir, "job.yaml")
+  writeFileSync(path, yaml)
+  return { dir, path }
+}
+const base = "name: j\ninput:\n  path: in.csv\noutput:\n  path: out/result.parquet\n"
+const problem = (yaml: string) => Either.match(loadJobFile(jobFile(yaml).path), { onLeft: (e) => e.detail, onRight: () => "valid" })
+
+describe("job files", () => {
+  it("fills in every default from the Schema", () => {
+    const job = Either.getOrThrow(loadJobFile(jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`).path)).job
+    expect(job.limits).toEqual({ rpm: {}, concurrency: 32, records: 256, maxAttempts: 5, graceMs: 10_000 })
+    expect(job.cache).toBe("read-write")
+  })
+
+  it("accepts a stage list instead of a preset", () => {
+    expect(problem(`${base}stages:\n  - moderate: { fields: [text] }\n`)).toBe("valid")
+  })
+
+  it("refuses both a preset and stages, and neither", () => {
+    expect(problem(`${base}pipeline: moderation\nstages:\n  - moderate: { fields: [text] }\n`)).toBe("stages: give either pipeline (a preset) or stages, not both")
+    expect(problem(base)).toBe("pipeline: required: a preset name, or a stages list instead")
+  })
+
+  it("refuses a stage entry with two keys, naming its index", () => {
+    expect(problem(`${base}stages:\n  - { moderate: { fields: [a] }, translate: { fields: [a], to: en } }\n`)).toMatch(/^stages\.0: a stage is one key/)
+  })
+
+  it("names an unknown field by its path", () => {
+    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurency: 3 }\n`)).toBe("limits.concurency: unknown field")
+  })
+})
+
+describe("resolveJob", () => {
+  it.effect("resolves the job's paths against its folder and derives rejects, ledger and formats", () =>
+    Effect.gen(function* () {
+      const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
+      const job = yield* resolveJob(path)
+      expect(job.input).toEqual({ path: join(dir, "in.csv"), format: "csv", id: undefined })
+      expect(job.output).toEqual({ path: join(dir, "out/result.parquet"), format: "parquet" })
+      expect(job.rejects).toBe(join(dir, "out/result.rejects.jsonl"))
+      expect(job.state).toBe(join(dir, "out/j.ledger.sqlite"))
+    })
+  )
+
+  it.effect("applies command-line overrides over the job and its defaults", () =>
+    Effect.gen(function* () {
+      const { path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurrency: 4 }\n`)
+      const job = yield* resolveJob(path, { records: 9, rpm: { "*": 60 }, outputFormat: "jsonl", cache: "off" })
+      expect(job.limits).toEqual({ rpm: { "*": 60 }, concurrency: 4, records: 9, maxAttempts: 5, graceMs: 10_000 })
+      expect(job.output.format).toBe("jsonl")
+      expect(job.cache).toBe("off")
+    })
+  )
+
+  it.effect("says which input file is missing", () =>
+    Effect.gen(function* () {
+      const { path } = jobFile(`${base.replace("in.csv", "nope.csv")}pipeline: moderation\nfields: { text: text }\n`)
+      const error = yield* Effect.flip(resolveJob(path))
+      expect(error.message).toMatch(/job\.yaml: input file not found: .*nope\.csv$/)
+    })
+  )
+})

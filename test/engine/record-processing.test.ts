@@ -1,0 +1,64 @@
+/** The stage fold with no HTTP: `ask` answers by calling the request's own fake `send`. */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import type { Ask } from "../../src/engine/answer-cache.ts"
+import { makeRecordProcessor } from "../../src/engine/record-processing.ts"
+import { RequestFailed } from "../../src/engine/retry.ts"
+import { makePipeline, type Stage } from "../../src/engine/stage.ts"
+import type { TextService } from "../../src/service/client.ts"
+import { condition, lengthStage, wordsStage } from "./fake-stages.ts"
+
+// The fake stages never touch the service.
+const noService = {} as TextService
+const askLocally: Ask = (request) =>
+  request.send(noService).pipe(
+    Effect.map((a) => a.value),
+    Effect.mapError((e) => new RequestFailed({ status: e._tag, detail: e.message, attempts: 1 }))
+  )
+const run = (stages: ReadonlyArray<Stage>, fields: Record<string, unknown>, ask: Ask = askLocally) =>
+  Effect.runPromise(makeRecordProcessor(Either.getOrThrow(makePipeline("p", "", stages)), ask, { referenceAnswers: true })(fields))
+
+describe("record processing", () => {
+  it("gives a later stage the columns of the earlier ones", async () => {
+    const double: Stage = { ...lengthStage("b", "a_len"), reads: ["a_len"] }
+    const out = await run([lengthStage("a", "text"), double], { text: "hello world" })
+    expect(out.output.rows).toEqual([{ a_len: 11, b_len: 2 }])
+  })
+
+  it("leaves a skipped stage's columns null, also when it is the last stage", async () => {
+    const never = condition("false", [], () => false)
+    const out = await run([lengthStage("a", "text"), lengthStage("b", "text", never)], { text: "abc" })
+    expect(out.output.rows).toEqual([{ a_len: 3, b_len: null }])
+  })
+
+  it("carries the earlier stages' columns into every row of a final fan-out stage", async () => {
+    const out = await run([lengthStage("a", "text"), wordsStage("w", "text")], { text: "one two three" })
+    expect(out.output.rows).toEqual([
+      { a_len: 13, w_word: "ONE", w_n: 0 },
+      { a_len: 13, w_word: "TWO", w_n: 1 },
+      { a_len: 13, w_word: "THREE", w_n: 2 }
+    ])
+    expect(out.output.keys).toHaveLength(4)
+  })
+
+  it("keeps a record whose fan-out stage made no rows, as one row with null columns", async () => {
+    const out = await run([lengthStage("a", "text"), wordsStage("w", "text")], { text: "   " })
+    expect(out.output.rows).toEqual([{ a_len: 3, w_word: null, w_n: null }])
+  })
+
+  it("fails the record with the stage, status and the request's label when a request fails for good", async () => {
+    const failing: Ask = (request) => Effect.fail(new RequestFailed({ status: "BadRequestError", detail: `no: ${request.text}`, attempts: 1 }))
+    const labelled: Stage = {
+      ...lengthStage("a", "text"),
+      prepare: (f) => lengthStage("a", "text").prepare(f).pipe(Effect.map((p) => ({ ...p, requests: p.requests.map((r) => ({ ...r, label: "text chunk 2/3" })) })))
+    }
+    const error = await Effect.runPromise(Effect.flip(makeRecordProcessor(Either.getOrThrow(makePipeline("p", "", [labelled])), failing, { referenceAnswers: true })({ text: "x" })))
+    expect(error).toMatchObject({ _tag: "RecordFailed", info: { stage: "a", status: "BadRequestError", message: "text chunk 2/3: no: x", attempts: 1 } })
+  })
+
+  it("fails the record when a one-row stage assembles several rows", async () => {
+    const broken: Stage = { ...lengthStage("a", "text"), prepare: (f) => lengthStage("a", "text").prepare(f).pipe(Effect.map((p) => ({ ...p, assemble: () => [{}, {}] }))) }
+    const error = await Effect.runPromise(Effect.flip(makeRecordProcessor(Either.getOrThrow(makePipeline("p", "", [broken])), askLocally, { referenceAnswers: true })({ text: "x" })))
+    expect(error).toMatchObject({ _tag: "RecordFailed", info: { stage: "a", status: "stage-contract" } })
+  })
+})
