@@ -5,7 +5,7 @@
  * exactly. Splitting prefers, in order: blank lines, line breaks, sentence ends
  * (Intl.Segmenter), clause breaks (、，,;；:：), word boundaries (Intl.Segmenter), and only as a
  * last resort a cut between grapheme clusters (never inside one). Pieces are packed greedily so
- * chunks stay few. Intl.Segmenter's cost grows faster than linearly with its input, so it runs on
+ * chunks stay few and full. Intl.Segmenter's cost grows faster than linearly with its input, so it runs on
  * windows of a few thousand code units, the last (possibly cut) segment of a window carried into
  * the next: linear in the text's length.
  */
@@ -89,16 +89,17 @@ const LEVELS: ReadonlyArray<Splitter> = [
   segmentWindowed(words)
 ]
 
-/** Chunks of `text` (concatenated: `text`), each within `limit` code points. */
-const split = (text: string, limit: number, level: number): Array<string> => {
+/**
+ * Pieces of `text` (concatenated: `text`), each within `limit` code points (or one grapheme): a
+ * part that fits stays whole; one that does not is split at the next finer level. Packing happens
+ * once, over all pieces, so no chunk is left short where a finer split was needed.
+ */
+const pieces = (text: string, limit: number, level: number): Array<string> => {
   if (codePoints(text) <= limit) return [text]
-  if (level >= LEVELS.length) return pack(segmentWindowed(graphemes)(text), limit)
+  if (level >= LEVELS.length) return segmentWindowed(graphemes)(text)
   const parts = LEVELS[level]!(text)
-  if (parts.length <= 1) return split(text, limit, level + 1)
-  return pack(
-    parts.flatMap((p) => (codePoints(p) <= limit ? [p] : split(p, limit, level + 1))),
-    limit
-  )
+  if (parts.length <= 1) return pieces(text, limit, level + 1)
+  return parts.flatMap((p) => (codePoints(p) <= limit ? [p] : pieces(p, limit, level + 1)))
 }
 
 /** Consecutive pieces joined while they fit (a piece over the limit — one huge grapheme — alone). */
@@ -130,7 +131,7 @@ export const chunkForTranslation = (text: string, limit = 5000): TranslationChun
   const core = text.slice(lead.length, text.length - trail.length)
   const chunks: Array<string> = []
   const separators: Array<string> = [lead]
-  for (const piece of split(core, limit, 0)) {
+  for (const piece of pack(pieces(core, limit, 0), limit)) {
     // Whitespace at a cut goes to the separator; a whitespace-only piece is all separator.
     const before = LEADING.exec(piece)![0]
     if (before.length === piece.length) {
