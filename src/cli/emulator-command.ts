@@ -2,6 +2,7 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { Emulator } from "../emulator/emulator.ts"
+import { decodeKnobs, type Knob, type KnobName, knobs } from "../emulator/knobs.ts"
 import type { EmulatorOptions } from "../emulator/options.ts"
 import { ConfigError } from "./endpoint.ts"
 
@@ -17,8 +18,15 @@ export const parseRpm = (text: string): number | Record<string, number> => {
   return out
 }
 
-const rate = (name: string, what: string) =>
-  Options.float(name).pipe(Options.withDescription(what), Options.withDefault(0))
+/** One flag per knob, derived from the knob table (name, description, default). */
+const knobOption = (k: Knob<unknown>): Options.Options<unknown> => {
+  const base =
+    k.kind === "rpm" ? Options.text(k.flag) : k.kind === "int" ? Options.integer(k.flag) : Options.float(k.flag)
+  const described = (base as Options.Options<unknown>).pipe(Options.withDescription(k.description))
+  return k.default !== undefined ? described.pipe(Options.withDefault(k.default)) : described.pipe(Options.optional)
+}
+
+const knobOptions = Object.fromEntries(Object.entries(knobs).map(([name, k]) => [name, knobOption(k as Knob<unknown>)])) as Record<KnobName, Options.Options<unknown>>
 
 export const emulatorOptions = {
   port: Options.integer("port").pipe(Options.withDescription("port (0 picks a free one)"), Options.withDefault(8787)),
@@ -27,39 +35,30 @@ export const emulatorOptions = {
     Options.withDescription("the key requests must carry; without it any non-empty bearer token passes"),
     Options.optional
   ),
-  rpm: Options.text("rpm").pipe(Options.withDescription("requests per minute: N, or model=N,... (* for the rest)"), Options.optional),
-  burst: Options.integer("burst").pipe(Options.withDescription("rate-limit burst (default: one second's worth)"), Options.optional),
-  latencyMs: Options.integer("latency-ms").pipe(Options.withDescription("fixed latency per answer"), Options.withDefault(0)),
-  jitterMs: Options.integer("jitter-ms").pipe(Options.withDescription("uniform jitter ± around the latency"), Options.withDefault(0)),
-  error500Rate: rate("error-500-rate", "fraction of requests answered 500"),
-  error503Rate: rate("error-503-rate", "fraction of requests answered 503"),
-  resetRate: rate("reset-rate", "fraction of connections reset before an answer"),
-  cutStreamRate: rate("cut-stream-rate", "fraction of streams cut before data: [DONE]"),
-  slowRate: rate("slow-rate", "fraction of answers delayed by --slow-ms"),
-  slowMs: Options.integer("slow-ms").pipe(Options.withDescription("extra delay of a slow answer"), Options.withDefault(5000)),
-  faultSeed: Options.integer("fault-seed").pipe(Options.withDescription("seed of fault decisions"), Options.withDefault(1))
+  ...knobOptions
 }
 
 type Parsed = {
   readonly [K in keyof typeof emulatorOptions]: (typeof emulatorOptions)[K] extends Options.Options<infer A> ? A : never
 }
 
-export const toEmulatorOptions = (o: Parsed): EmulatorOptions => ({
-  port: o.port,
-  host: o.host,
-  ...Option.match(o.apiKey, { onNone: () => ({}), onSome: (apiKey) => ({ apiKey }) }),
-  ...Option.match(o.rpm, { onNone: () => ({}), onSome: (rpm) => ({ rpm: parseRpm(rpm) }) }),
-  ...Option.match(o.burst, { onNone: () => ({}), onSome: (burst) => ({ burst }) }),
-  latencyMs: o.latencyMs,
-  jitterMs: o.jitterMs,
-  error500Rate: o.error500Rate,
-  error503Rate: o.error503Rate,
-  resetRate: o.resetRate,
-  cutStreamRate: o.cutStreamRate,
-  slowRate: o.slowRate,
-  slowMs: o.slowMs,
-  faultSeed: o.faultSeed
-})
+/** Flags → emulator options, every knob checked against its Schema (a bad one named by its flag). */
+export const toEmulatorOptions = (o: Parsed): EmulatorOptions => {
+  const raw: Record<string, unknown> = {}
+  for (const name of Object.keys(knobs) as Array<KnobName>) {
+    const value: unknown = o[name]
+    const given = Option.isOption(value) ? Option.getOrUndefined(value) : value
+    if (given !== undefined) raw[name] = knobs[name].kind === "rpm" ? parseRpm(String(given)) : given
+  }
+  const decoded = decodeKnobs(raw, (name) => `--${knobs[name].flag}`)
+  if (decoded._tag === "Left") throw new Error(decoded.left)
+  return {
+    port: o.port,
+    host: o.host,
+    ...Option.match(o.apiKey, { onNone: () => ({}), onSome: (apiKey) => ({ apiKey }) }),
+    ...decoded.right
+  }
+}
 
 export const emulatorCommand = Command.make("emulator", emulatorOptions, (o) =>
   Effect.scoped(

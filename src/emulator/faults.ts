@@ -1,5 +1,6 @@
 /** Fault injection: one seeded draw per request decides its fate, so a seed replays a drill. */
 import { prng } from "./hash.ts"
+import { knobValue } from "./knobs.ts"
 import type { EmulatorOptions, FaultKind } from "./options.ts"
 
 export interface FaultPlan {
@@ -11,15 +12,15 @@ export interface FaultPlan {
 }
 
 export const makeFaults = (options: EmulatorOptions) => {
-  const rand = prng(options.faultSeed ?? 1)
-  const latency = options.latencyMs ?? 0
-  const jitter = options.jitterMs ?? 0
+  const rand = prng(knobValue(options, "faultSeed")!)
+  const latency = knobValue(options, "latencyMs")!
+  const jitter = knobValue(options, "jitterMs")!
   const bands: ReadonlyArray<[FaultKind, number]> = [
-    ["reset", options.resetRate ?? 0],
-    ["500", options.error500Rate ?? 0],
-    ["503", options.error503Rate ?? 0],
-    ["slow", options.slowRate ?? 0],
-    ["cut", options.cutStreamRate ?? 0]
+    ["reset", knobValue(options, "resetRate")!],
+    ["500", knobValue(options, "error500Rate")!],
+    ["503", knobValue(options, "error503Rate")!],
+    ["slow", knobValue(options, "slowRate")!],
+    ["cut", knobValue(options, "cutStreamRate")!]
   ]
   const any = bands.some(([, r]) => r > 0)
   return (streaming: boolean): FaultPlan => {
@@ -32,7 +33,7 @@ export const makeFaults = (options: EmulatorOptions) => {
       acc += rate
       if (roll < acc) {
         if (kind === "cut" && !streaming) break
-        return { fault: kind, delayMs: kind === "slow" ? base + (options.slowMs ?? 5000) : base, cutByReset }
+        return { fault: kind, delayMs: kind === "slow" ? base + knobValue(options, "slowMs")! : base, cutByReset }
       }
     }
     return { fault: undefined, delayMs: base, cutByReset }

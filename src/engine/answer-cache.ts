@@ -76,21 +76,22 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         )
       )
 
-    const ask: Ask = (request) =>
-      Effect.gen(function* () {
-        if (settings.cache !== "off") {
-          const stored = yield* ledger.answer(request.key, request.answer, settings.cache === "refresh" ? since : 0)
-          if (Option.isSome(stored)) {
-            stats.cacheHit()
-            return stored.value
-          }
-        }
+    // The hot path of a warm rerun: no generator, a stored answer returned synchronously.
+    const ask: Ask = (request) => {
+      const fresh = () => {
         const running = inflight.get(request.key)
         if (running) {
           stats.cacheHit()
-          return yield* Deferred.await(running)
+          return Deferred.await(running)
         }
-        return yield* sendOnce(request)
+        return sendOnce(request)
+      }
+      if (settings.cache === "off") return Effect.suspend(fresh)
+      return Effect.flatMap(ledger.answer(request.key, request.answer, settings.cache === "refresh" ? since : 0), (stored) => {
+        if (Option.isNone(stored)) return fresh()
+        stats.cacheHit()
+        return Effect.succeed(stored.value)
       })
+    }
     return ask
   })

@@ -9,6 +9,7 @@ import { Data, Effect, Either, ParseResult, Schema } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { basename, dirname, extname, join, resolve } from "node:path"
 import { parse as parseYaml } from "yaml"
+import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { type Format, formatOf } from "../io/source.ts"
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
@@ -19,22 +20,6 @@ export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly fi
 
 const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
 const PositiveInt = Schema.Int.pipe(Schema.positive())
-const Rate = Schema.Number.pipe(Schema.between(0, 1))
-
-/** Emulator knobs for the embedded emulator (used only when SVC_BASE_URL is not set). */
-const EmulatorKnobs = Schema.Struct({
-  rpm: Schema.optional(Schema.Union(PositiveInt, Schema.Record({ key: Schema.String, value: PositiveInt }))),
-  burst: Schema.optional(PositiveInt),
-  latencyMs: Schema.optional(Schema.NonNegativeInt),
-  jitterMs: Schema.optional(Schema.NonNegativeInt),
-  error500Rate: Schema.optional(Rate),
-  error503Rate: Schema.optional(Rate),
-  resetRate: Schema.optional(Rate),
-  cutStreamRate: Schema.optional(Rate),
-  slowRate: Schema.optional(Rate),
-  slowMs: Schema.optional(Schema.NonNegativeInt),
-  faultSeed: Schema.optional(Schema.Int)
-})
 
 export const CacheMode = Schema.Literal("read-write", "refresh", "off")
 
@@ -83,6 +68,7 @@ export const JobFile = Schema.Struct({
   cache: Schema.optionalWith(CacheMode, { default: () => "read-write" as const }),
   /** The ledger (SQLite) file. */
   state: Schema.optional(Schema.NonEmptyString),
+  /** Knobs of the embedded emulator (src/emulator/knobs.ts); ignored when SVC_BASE_URL is set. */
   emulator: Schema.optional(EmulatorKnobs)
 }).pipe(
   Schema.filter((job) => {

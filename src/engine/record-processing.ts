@@ -54,10 +54,10 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
       const prepared = yield* stage.prepare(fields).pipe(Effect.mapError((e) => fail(stage.name, "input", e.message)))
       // Every request runs to its end even when a sibling fails, so finished chunks are stored
       // for the retry; then the first failure (in request order) fails the record.
-      const settled = yield* Effect.all(prepared.requests.map(ask), {
-        concurrency: prepared.requests.length > 1 ? "unbounded" : 1,
-        mode: "either"
-      })
+      const settled =
+        prepared.requests.length === 1
+          ? [yield* Effect.either(ask(prepared.requests[0]!))]
+          : yield* Effect.all(prepared.requests.map(ask), { concurrency: "unbounded", mode: "either" })
       const answers: Array<unknown> = []
       for (const result of settled) {
         if (result._tag === "Right") answers.push(result.right)

@@ -102,7 +102,8 @@ if (wanted("translate")) {
   const emu = await startEmulator({ apiKey: KEY, onRequest: () => void requests++ })
   const sentences = ["今日は朝から雨が降っていて、駅までの道がとても混んでいました。", "新しい図書館は川の近くにあり、週末には多くの家族が訪れます。",
     "この製品は軽くて丈夫なので、長い旅行にも安心して持って行けます。", "会議の資料は金曜日までに共有フォルダへ保存してください。"]
-  const text = (i: number, n: number) => Array.from({ length: n }, (_, j) => sentences[(i + j) % sentences.length]).join("") + `（記録${i}）`
+  // A record number every 40 sentences, so no two records share a chunk (no dedupe flatters the rate).
+  const text = (i: number, n: number) => Array.from({ length: n }, (_, j) => sentences[(i + j) % sentences.length] + (j % 40 === 39 ? `（記録${i}の${j}）` : "")).join("") + `（記録${i}）`
   for (const [name, n, per] of [["translate-short", 20_000, 5], ["translate-long", 200, 400]] as const) {
     const input = join(dir, `${name}.jsonl`)
     writeFileSync(input, Array.from({ length: n }, (_, i) => JSON.stringify({ id: `t${i}`, body: text(i, per) })).join("\n") + "\n")
