@@ -3,10 +3,11 @@
  * input order, into the sink (the enriched dataset) and the rejects file. Every input row ends in
  * exactly one of the two. Both are written atomically: nothing appears unless all of it does.
  */
-import { Data, Effect, Option, Stream } from "effect"
-import { Ledger, type LedgerService } from "../ledger/ledger.ts"
+import { Data, Effect, Option, type Scope, Stream } from "effect"
+import { Ledger, type LedgerService, type StoredRecord } from "../ledger/ledger.ts"
 import { isAnswerRef, type FailureInfo } from "../ledger/stored.ts"
-import type { RowSink } from "../io/sink.ts"
+import type { RowSink, SinkError } from "../io/sink.ts"
+import type { SourceRecord } from "../io/source.ts"
 import { sinkFor } from "../io/sinks/index.ts"
 import { jsonlFile } from "../io/sinks/jsonl.ts"
 import type { Column } from "../io/columns.ts"
@@ -39,6 +40,28 @@ const resolveRefs = (ledger: LedgerService, vectors: ReadonlyArray<Column>, row:
     return out ?? row
   })
 
+/**
+ * The run's outcomes in ordinal order, read a page at a time alongside the source (which reads in
+ * the same order): one scan instead of a lookup per record.
+ */
+const outcomeReader = (ledger: LedgerService, runId: number, pageSize = 2000) => {
+  let page: ReadonlyArray<StoredRecord & { readonly ordinal: number }> = []
+  let index = 0
+  let exhausted = false
+  return (ordinal: number): Effect.Effect<Option.Option<StoredRecord>> =>
+    Effect.suspend(() => {
+      while (index < page.length && page[index]!.ordinal < ordinal) index++
+      if (index < page.length) return Effect.succeed(page[index]!.ordinal === ordinal ? Option.some(page[index]!) : Option.none())
+      if (exhausted) return Effect.succeed(Option.none())
+      return Effect.map(ledger.records(runId, ordinal, pageSize), (next) => {
+        page = next
+        index = 0
+        exhausted = next.length < pageSize
+        return next.length > 0 && next[0]!.ordinal === ordinal ? Option.some(next[0]!) : Option.none()
+      })
+    })
+}
+
 export const writeOutputs = (settings: RunSettings, runId: number) =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -50,36 +73,38 @@ export const writeOutputs = (settings: RunSettings, runId: number) =>
       const vectors = outputColumns.filter((c) => c.type._tag === "vector")
       const declared = yield* Effect.promise(() => settings.source.columns())
       const rejects = yield* jsonlFile(settings.rejectsPath)
+      const outcomeOf = outcomeReader(ledger, runId)
       let sink: RowSink | undefined
       // The sink opens at the first record: JSONL input declares no columns, its first record does.
-      const sinkFor_ = (first: Row) =>
-        Effect.gen(function* () {
-          sink ??= yield* adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns })
-          return sink
-        })
+      const openSink = (first: Row): Effect.Effect<RowSink, SinkError, Scope.Scope> =>
+        sink !== undefined
+          ? Effect.succeed(sink)
+          : Effect.tap(adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns }), (s) => void (sink = s))
 
+      const writeDone = (item: SourceRecord, rows: ReadonlyArray<Row>) =>
+        Effect.flatMap(openSink(item.fields), (out) =>
+          vectors.length === 0 && rows.length === 1
+            ? out.write({ ...item.fields, ...rows[0] })
+            : Effect.forEach(rows, (row) => Effect.flatMap(resolveRefs(ledger, vectors, row, outputPath), (resolved) => out.write({ ...item.fields, ...resolved })), {
+                discard: true
+              })
+        )
+
+      // Pipes, not generators: this runs once per input row.
       yield* settings.source.items().pipe(
-        Stream.runForEach((item) =>
-          Effect.gen(function* () {
-            if (item._tag === "Reject") {
-              return yield* rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw })
-            }
-            const stored = yield* ledger.record(runId, item.ordinal)
-            if (Option.isSome(stored) && stored.value.outcome._tag === "Done") {
-              const out = yield* sinkFor_(item.fields)
-              for (const row of stored.value.outcome.output.rows) {
-                const resolved = vectors.length > 0 ? yield* resolveRefs(ledger, vectors, row, outputPath) : row
-                yield* out.write({ ...item.fields, ...resolved })
-              }
-              return
-            }
+        Stream.runForEach((item) => {
+          if (item._tag === "Reject") {
+            return rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw })
+          }
+          return Effect.flatMap(outcomeOf(item.ordinal), (stored) => {
+            if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.outcome.output.rows)
             const info = Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
             const key = Option.isSome(stored) ? stored.value.key : undefined
-            yield* rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
+            return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
           })
-        )
+        })
       )
-      const out = yield* sinkFor_({})
+      const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
     })

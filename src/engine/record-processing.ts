@@ -13,7 +13,7 @@ import type { Column } from "../io/columns.ts"
 import type { AnswerRef, FailureInfo, RecordOutput } from "../ledger/stored.ts"
 import type { Ask } from "./answer-cache.ts"
 import type { JobAborted, RequestFailed } from "./retry.ts"
-import type { Fields, Pipeline, Row, Stage } from "./stage.ts"
+import type { Fields, Pipeline, Prepared, Row, Stage } from "./stage.ts"
 
 /** A record that cannot be done: an outcome of the run, not an error of it. */
 export class RecordFailed extends Data.TaggedError("RecordFailed")<{ readonly info: FailureInfo }> {}
@@ -49,36 +49,42 @@ const nulls = (columns: ReadonlyArray<Column>): Record<string, unknown> => Objec
 export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: ProcessingOptions) => {
   const allNull = nulls(pipeline.columns)
 
-  const runStage = (stage: Stage, fields: Fields) =>
-    Effect.gen(function* () {
-      const prepared = yield* stage.prepare(fields).pipe(Effect.mapError((e) => fail(stage.name, "input", e.message)))
-      // Every request runs to its end even when a sibling fails, so finished chunks are stored
-      // for the retry; then the first failure (in request order) fails the record.
-      const settled =
-        prepared.requests.length === 1
-          ? [yield* Effect.either(ask(prepared.requests[0]!))]
-          : yield* Effect.all(prepared.requests.map(ask), { concurrency: "unbounded", mode: "either" })
-      const answers: Array<unknown> = []
-      for (const result of settled) {
-        if (result._tag === "Right") answers.push(result.right)
-        else if (result.left._tag === "JobAborted") return yield* Effect.fail(result.left)
-      }
-      const failure = settled.findIndex((r) => r._tag === "Left")
-      if (failure >= 0) {
-        const e = (settled[failure] as Either.Left<RequestFailed, unknown>).left
-        const label = prepared.requests[failure]!.label
-        return yield* Effect.fail(fail(stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts))
-      }
-      const rows = yield* Effect.try({
-        try: () => prepared.assemble(answers),
-        catch: (e) => fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`)
-      })
-      if (!stage.fanOut && rows.length !== 1) {
-        return yield* Effect.fail(fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`))
-      }
-      const keys = prepared.requests.map((r) => r.key)
-      const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
-      const stored = vectors.length === 0
+  interface StageResult {
+    readonly rows: ReadonlyArray<Row>
+    readonly stored: ReadonlyArray<Row>
+    readonly keys: ReadonlyArray<string>
+    readonly counts: Readonly<Record<string, number>> | undefined
+  }
+
+  /** The answers in; the stage's rows out (or why the record fails). Synchronous. */
+  const finish = (
+    stage: Stage,
+    prepared: Prepared,
+    settled: ReadonlyArray<Either.Either<unknown, RequestFailed | JobAborted>>
+  ): Effect.Effect<StageResult, RecordFailed | JobAborted> => {
+    const answers: Array<unknown> = []
+    let failure: { readonly error: RequestFailed; readonly index: number } | undefined
+    for (const [index, result] of settled.entries()) {
+      if (result._tag === "Right") answers.push(result.right)
+      else if (result.left._tag === "JobAborted") return Effect.fail(result.left)
+      else failure ??= { error: result.left, index }
+    }
+    if (failure !== undefined) {
+      const { error: e, index } = failure
+      const label = prepared.requests[index]!.label
+      return Effect.fail(fail(stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts))
+    }
+    let rows: ReadonlyArray<Row>
+    try {
+      rows = prepared.assemble(answers)
+    } catch (e) {
+      return Effect.fail(fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`))
+    }
+    if (!stage.fanOut && rows.length !== 1) return Effect.fail(fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`))
+    const keys = prepared.requests.map((r) => r.key)
+    const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
+    const stored =
+      vectors.length === 0
         ? rows
         : rows.map((row) => {
             const copy: Record<string, unknown> = { ...row }
@@ -88,8 +94,22 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
             }
             return copy
           })
-      return { rows, stored, keys, counts: prepared.counts }
-    })
+    return Effect.succeed<StageResult>({ rows, stored, keys, counts: prepared.counts })
+  }
+
+  // Pipes, not generators: this runs for every record of every run (a warm rerun is all overhead).
+  const runStage = (stage: Stage, fields: Fields): Effect.Effect<StageResult, RecordFailed | JobAborted> =>
+    stage.prepare(fields).pipe(
+      Effect.mapError((e) => fail(stage.name, "input", e.message)),
+      Effect.flatMap((prepared) =>
+        // Every request runs to its end even when a sibling fails, so finished chunks are stored
+        // for the retry; then the first failure (in request order) fails the record.
+        (prepared.requests.length === 1
+          ? Effect.map(Effect.either(ask(prepared.requests[0]!)), (r) => [r])
+          : Effect.all(prepared.requests.map(ask), { concurrency: "unbounded", mode: "either" })
+        ).pipe(Effect.flatMap((settled) => finish(stage, prepared, settled)))
+      )
+    )
 
   return (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
     Effect.gen(function* () {

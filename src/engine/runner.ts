@@ -73,24 +73,31 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const ask = yield* makeAnswerCache(ledger, stats, settings, run.startedAt)
     const processRecord = makeRecordProcessor(settings.pipeline, ask, { referenceAnswers: settings.cache !== "off" })
 
+    const process = (record: SourceRecord) => {
+      const key = recordKey(settings, record)
+      return processRecord(record.fields).pipe(
+        Effect.flatMap((processed) => {
+          stats.recordDone(processed.counts)
+          return ledger.putRecord(runId, record.ordinal, key, { _tag: "Done", output: processed.output })
+        }),
+        // A failed record is an outcome, not an error of the run; JobAborted still stops the run.
+        Effect.catchTag("RecordFailed", (failure: RecordFailed) => {
+          stats.recordFailed()
+          return ledger.putRecord(runId, record.ordinal, key, { _tag: "Failed", error: failure.info })
+        })
+      )
+    }
+    // Only a resumed run has records already; a new one need not look.
     const handle = (record: SourceRecord) =>
-      Effect.gen(function* () {
-        const existing = yield* ledger.record(runId, record.ordinal)
-        if (Option.isSome(existing)) {
-          const failed = existing.value.outcome._tag === "Failed"
-          if (!failed || !settings.retryFailed) return stats.recordSkipped(failed)
-        }
-        const key = recordKey(settings, record)
-        yield* processRecord(record.fields).pipe(
-          Effect.flatMap((processed) =>
-            Effect.zipRight(Effect.sync(() => stats.recordDone(processed.counts)), ledger.putRecord(runId, record.ordinal, key, { _tag: "Done", output: processed.output }))
-          ),
-          // A failed record is an outcome, not an error of the run; JobAborted still stops the run.
-          Effect.catchTag("RecordFailed", (failure: RecordFailed) =>
-            Effect.zipRight(Effect.sync(() => stats.recordFailed()), ledger.putRecord(runId, record.ordinal, key, { _tag: "Failed", error: failure.info }))
-          )
-        )
-      })
+      resumed
+        ? Effect.flatMap(ledger.record(runId, record.ordinal), (existing) => {
+            if (Option.isSome(existing)) {
+              const failed = existing.value.outcome._tag === "Failed"
+              if (!failed || !settings.retryFailed) return Effect.sync(() => stats.recordSkipped(failed))
+            }
+            return process(record)
+          })
+        : process(record)
 
     const records = settings.source.items().pipe(
       Stream.filterMap((item) => {

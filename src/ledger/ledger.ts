@@ -12,7 +12,7 @@ import { Context, Data, Deferred, Effect, Either, Layer, Option, Queue, Schema }
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { migrations } from "./migrations.ts"
-import { FailureInfoJson, RecordOutputJson, RunStatsSnapshot, type FailureInfo, type RecordOutput } from "./stored.ts"
+import { FailureInfoJson, LegacyRecordOutputJson, RecordOutputJson, RunStatsSnapshot, type FailureInfo, type RecordOutput } from "./stored.ts"
 
 export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -63,6 +63,8 @@ export interface LedgerService {
   readonly answerJson: (key: string) => Effect.Effect<Option.Option<unknown>>
   readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void>
   readonly record: (runId: number, ordinal: number) => Effect.Effect<Option.Option<StoredRecord>>
+  /** A page of a run's records in ordinal order, from `fromOrdinal` on (a scan, not a lookup per record). */
+  readonly records: (runId: number, fromOrdinal: number, limit: number) => Effect.Effect<ReadonlyArray<StoredRecord & { readonly ordinal: number }>>
   readonly putRecord: (runId: number, ordinal: number, key: string, outcome: RecordOutcome) => Effect.Effect<void>
   /** Waits until everything queued before it is committed. */
   readonly flush: Effect.Effect<void, LedgerError>
@@ -136,10 +138,16 @@ const codecFor = <A>(schema: StoredSchema<A>) => {
 
 const decodeStats = Schema.decodeUnknownSync(Schema.parseJson(RunStatsSnapshot))
 const encodeStats = Schema.encodeSync(Schema.parseJson(RunStatsSnapshot))
-const decodeOutput = Schema.decodeUnknownSync(RecordOutputJson)
+const decodeCurrentOutput = Schema.decodeUnknownEither(RecordOutputJson)
+const decodeLegacyOutput = Schema.decodeUnknownSync(LegacyRecordOutputJson)
+const decodeOutput = (json: string): RecordOutput =>
+  Either.getOrElse(decodeCurrentOutput(json), () => ({ keys: [], rows: decodeLegacyOutput(json) as RecordOutput["rows"] }))
 const encodeOutput = Schema.encodeSync(RecordOutputJson)
 const decodeError = Schema.decodeUnknownSync(FailureInfoJson)
 const encodeError = Schema.encodeSync(FailureInfoJson)
+
+const toOutcome = (row: RecordRow): RecordOutcome =>
+  row.status === "done" ? { _tag: "Done", output: decodeOutput(row.output ?? "[]") } : { _tag: "Failed", error: decodeError(row.error ?? "{}") }
 
 const toRun = (row: RunRow): Run => ({
   id: row.id,
@@ -164,6 +172,9 @@ export const makeLedger = (options: LedgerOptions) =>
           "ON CONFLICT (content_key) DO UPDATE SET answer = excluded.answer, tokens = excluded.tokens, created_at = excluded.created_at"
       ),
       record: db.prepare<[number, number], RecordRow>("SELECT status, key, output, error FROM records WHERE run_id = ? AND ordinal = ?"),
+      records: db.prepare<[number, number, number], RecordRow & { ordinal: number }>(
+        "SELECT ordinal, status, key, output, error FROM records WHERE run_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?"
+      ),
       putRecord: db.prepare(
         "INSERT INTO records (run_id, ordinal, key, status, output, error) VALUES (?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT (run_id, ordinal) DO UPDATE SET key = excluded.key, status = excluded.status, output = excluded.output, error = excluded.error"
@@ -243,11 +254,10 @@ export const makeLedger = (options: LedgerOptions) =>
       record: (runId, ordinal) =>
         Effect.sync(() => {
           const row = q.record.get(runId, ordinal)
-          if (row === undefined) return Option.none()
-          const outcome: RecordOutcome =
-            row.status === "done" ? { _tag: "Done", output: decodeOutput(row.output ?? "[]") } : { _tag: "Failed", error: decodeError(row.error ?? "{}") }
-          return Option.some({ key: row.key, outcome })
+          return row === undefined ? Option.none() : Option.some({ key: row.key, outcome: toOutcome(row) })
         }),
+      records: (runId, fromOrdinal, limit) =>
+        Effect.sync(() => q.records.all(runId, fromOrdinal, limit).map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))),
       putRecord: (runId, ordinal, key, outcome) =>
         Effect.suspend(() =>
           Queue.offer(

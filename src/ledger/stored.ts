@@ -26,18 +26,19 @@ export const AnswerRef = Schema.Struct({
 export type AnswerRef = typeof AnswerRef.Type
 export const isAnswerRef = Schema.is(AnswerRef)
 
-const Rows = Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+/**
+ * A row: an object whose values are the stages' typed columns (or references to answers). Its
+ * values are checked by the sinks, per column type; here only its shape (one check per row, on
+ * the hot path of every rerun).
+ */
+const Row = Schema.declare(
+  (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u),
+  { identifier: "Row", description: "an object of column values" }
+)
+const Rows = Schema.Array(Row)
 
 /** A done record (`records.output`): the content keys of its answers and its assembled rows. */
-export const RecordOutput = Schema.Union(
-  Schema.Struct({ keys: Schema.Array(Schema.String), rows: Rows }),
-  // Ledgers written before the stage contract v2 stored the rows alone.
-  Schema.transform(Rows, Schema.Struct({ keys: Schema.Array(Schema.String), rows: Rows }), {
-    strict: true,
-    decode: (rows) => ({ keys: [], rows }),
-    encode: (o) => o.rows
-  })
-)
+export const RecordOutput = Schema.Struct({ keys: Schema.Array(Schema.String), rows: Rows })
 export type RecordOutput = typeof RecordOutput.Type
 
 const count = Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 })
@@ -64,4 +65,6 @@ export const RunStatsSnapshot = Schema.Struct({
 export type RunStatsSnapshot = typeof RunStatsSnapshot.Type
 
 export const RecordOutputJson = Schema.parseJson(RecordOutput)
+/** Ledgers written before the stage contract v2 stored the rows alone. */
+export const LegacyRecordOutputJson = Schema.parseJson(Rows)
 export const FailureInfoJson = Schema.parseJson(FailureInfo)

@@ -9,6 +9,7 @@
  * windows of a few thousand code units, the last (possibly cut) segment of a window carried into
  * the next: linear in the text's length.
  */
+import { codePointLength, Limits } from "../service/limits.ts"
 
 export interface TranslationChunks {
   readonly chunks: ReadonlyArray<string>
@@ -16,20 +17,8 @@ export interface TranslationChunks {
   readonly separators: ReadonlyArray<string>
 }
 
-/** Code points, as the spec counts them (a ZWJ emoji by its components). */
-export const codePoints = (s: string): number => {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    // A high surrogate followed by a low one is one code point.
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) i++
-    }
-    n++
-  }
-  return n
-}
+/** Code points, as the spec counts them (a ZWJ emoji by its components): the client's own count. */
+export const codePoints = codePointLength
 
 const WINDOW = 4000
 
@@ -124,7 +113,7 @@ const pack = (pieces: ReadonlyArray<string>, limit: number): Array<string> => {
 const LEADING = /^\s*/u
 const TRAILING = /\s*$/u
 
-export const chunkForTranslation = (text: string, limit = 5000): TranslationChunks => {
+export const chunkForTranslation = (text: string, limit: number = Limits.translateCodePoints): TranslationChunks => {
   const lead = LEADING.exec(text)![0]
   if (lead.length === text.length) return { chunks: [], separators: [text] }
   const trail = TRAILING.exec(text)![0]

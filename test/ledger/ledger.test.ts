@@ -98,4 +98,16 @@ describe("ledger", () => {
       expect(yield* ledger.lastRun("other")).toEqual(Option.none())
     })
   })
+
+  it.scopedLive("pages through a run's records in ordinal order, from a given ordinal", () =>
+    Effect.gen(function* () {
+      const ledger = yield* makeLedger({ path: tempDb() })
+      const run = yield* ledger.startRun("job", "fp")
+      for (const ordinal of [5, 1, 3, 8]) yield* ledger.putRecord(run, ordinal, `k${ordinal}`, { _tag: "Done", output: { keys: [], rows: [{ o: ordinal }] } })
+      yield* ledger.putRecord(run + 1, 2, "other run", { _tag: "Done", output: { keys: [], rows: [] } })
+      yield* ledger.flush
+      expect((yield* ledger.records(run, 0, 2)).map((r) => r.ordinal)).toEqual([1, 3])
+      expect((yield* ledger.records(run, 4, 10)).map((r) => [r.ordinal, r.key])).toEqual([[5, "k5"], [8, "k8"]])
+    })
+  )
 })
