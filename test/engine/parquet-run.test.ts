@@ -1,20 +1,11 @@
 /** Parquet in, Parquet out: a DuckDB-written input, and DuckDB reading our output back. */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "@effect/vitest"
+import { duck } from "../duck.ts"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { KEY } from "../helpers.ts"
 import { runOnce, tempDir } from "./run-helpers.ts"
-
-const duck = async (sql: string) => {
-  const db = await DuckDBInstance.create(":memory:")
-  const conn = await db.connect()
-  const reader = await conn.runAndReadAll(sql)
-  const rows = reader.getRowObjectsJS()
-  conn.closeSync()
-  return rows
-}
 
 describe("Parquet job", () => {
   it.scopedLive("keeps input columns and types, adds the stage's columns, in order", () =>

@@ -2,8 +2,8 @@
  * Typed columns end to end: a vector and a JSON column through Parquet (read back by DuckDB),
  * CSV and JSONL; a skipped stage's columns null in every format; vectors stored once.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "@effect/vitest"
+import { duck } from "../duck.ts"
 import { Effect, Option } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -13,14 +13,6 @@ import { Ledger } from "../../src/ledger/ledger.ts"
 import { KEY } from "../helpers.ts"
 import { condition, embedStage, lengthStage } from "./fake-stages.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir } from "./run-helpers.ts"
-
-const duck = async (sql: string) => {
-  const db = await DuckDBInstance.create(":memory:")
-  const conn = await db.connect()
-  const rows = (await conn.runAndReadAll(sql)).getRowObjectsJS()
-  conn.closeSync()
-  return rows
-}
 
 const corpus = (dir: string, n = 6) => {
   const path = join(dir, "in.jsonl")

@@ -1,6 +1,6 @@
 /** The sink port's adapters: typed columns per format, atomic commit, row groups. */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "@effect/vitest"
+import { duck } from "../duck.ts"
 import { parse } from "csv-parse/sync"
 import { Effect, Exit, Scope } from "effect"
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
@@ -9,14 +9,6 @@ import { join } from "node:path"
 import { column, ColumnType } from "../../src/io/columns.ts"
 import type { SinkSpec } from "../../src/io/sink.ts"
 import { sinks } from "../../src/io/sinks/index.ts"
-
-const duck = async (sql: string) => {
-  const db = await DuckDBInstance.create(":memory:")
-  const conn = await db.connect()
-  const rows = (await conn.runAndReadAll(sql)).getRowObjectsJS()
-  conn.closeSync()
-  return rows
-}
 
 const spec = (path: string): SinkSpec => ({
   path,
