@@ -7,6 +7,8 @@ export const ExitCode = {
   invalid: 2,
   /** Aborted: a condition that fails every request (e.g. 401). */
   aborted: 3,
+  /** Finished, but the report exceeds a threshold the job set (report.fail). */
+  thresholds: 4,
   interrupted: 130
 } as const
 

@@ -19,6 +19,10 @@ import { Ledger } from "../ledger/ledger.ts"
 import { parseRpm } from "./emulator-command.ts"
 import { ConfigError, describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { ExitCode } from "./exit-codes.ts"
+import { announceReport } from "./report-command.ts"
+import { buildReport } from "../report/build-report.ts"
+import { reportOptionsFor } from "../report/report-options.ts"
+import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { gracefulStop } from "./shutdown.ts"
 import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
 
@@ -113,6 +117,7 @@ export const runCommand = Command.make("run", options, (o) =>
           runPipeline(
             {
               job: job.name,
+              service: endpoint.emulated ? "emulator" : endpoint.baseUrl,
               pipeline,
               source: openSource(input, inputFormat),
               fingerprint,
@@ -139,10 +144,23 @@ export const runCommand = Command.make("run", options, (o) =>
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
       yield* Console.log(`${headline}\n  ${summaryLine(stats)}`)
       switch (summary.status) {
-        case "finished":
+        case "finished": {
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)
           process.exitCode = summary.failed > 0 ? ExitCode.failedRecords : ExitCode.ok
+          if (job.job.report.enabled) {
+            // Built from the ledger and the input this run just read: no request.
+            const report = yield* Effect.gen(function* () {
+              const ledger = yield* Ledger
+              const run = yield* ledger.run(summary.runId)
+              return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), openSource(input, inputFormat))
+            }).pipe(Effect.provide(Ledger.layer({ path: state })))
+            const files = reportFiles(job.output.path)
+            yield* writeReport(report, files)
+            const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
+            if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
+          }
           break
+        }
         case "interrupted":
           yield* Console.log(`  interrupted: run the same command again to resume (ledger ${state})`)
           process.exitCode = ExitCode.interrupted

@@ -38,6 +38,27 @@ export const Limits = Schema.Struct({
 export type Limits = typeof Limits.Type
 const defaultLimits: Limits = Schema.decodeUnknownSync(Limits)({})
 
+/** The run report (moderation figures, changes since the last run) and its alert thresholds. */
+export const ReportSettings = Schema.Struct({
+  /** Write the report after every finished run. */
+  enabled: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  /** Characters of text per flagged record in the report; 0 keeps text out (sensitive corpora). */
+  excerpt: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 80 }),
+  /** An input column to break the verdicts down by (e.g. source, language). */
+  breakdown: Schema.optional(Schema.NonEmptyString),
+  /** Runs in the trend, this one included. */
+  trendRuns: Schema.optionalWith(PositiveInt, { default: () => 7 }),
+  /** Exit 4 when the run exceeds any of these (counted against the previous run). */
+  fail: Schema.optional(
+    Schema.Struct({
+      newlyFlagged: Schema.optional(Schema.NonNegativeInt),
+      categories: Schema.optional(Schema.Record({ key: Schema.String.pipe(Schema.pattern(/^T([1-9]|1[0-2])$/, { message: () => "a category code, T1 to T12" })), value: Schema.NonNegativeInt }))
+    })
+  )
+})
+export type ReportSettings = typeof ReportSettings.Type
+const defaultReport: ReportSettings = Schema.decodeUnknownSync(ReportSettings)({})
+
 /** One entry of `stages:`: `{ <stage type>: { options } }`, exactly one key. */
 const StageEntry = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
   Schema.filter((e) => Object.keys(e).length === 1 || `a stage is one key, its type, e.g. "- translate: { fields: [body], to: en }" (got ${Object.keys(e).length} keys)`)
@@ -68,6 +89,7 @@ export const JobFile = Schema.Struct({
   cache: Schema.optionalWith(CacheMode, { default: () => "read-write" as const }),
   /** The ledger (SQLite) file. */
   state: Schema.optional(Schema.NonEmptyString),
+  report: Schema.optionalWith(ReportSettings, { default: () => defaultReport }),
   /** Knobs of the embedded emulator (src/emulator/knobs.ts); ignored when SVC_BASE_URL is set. */
   emulator: Schema.optional(EmulatorKnobs)
 }).pipe(
@@ -151,13 +173,18 @@ const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Objec
  * A job file with the command line's overrides applied: paths absolute (a job's relative to its
  * folder, an override's to the working directory), formats decided, defaults filled in.
  */
-export const resolveJob = (file: string, overrides: JobOverrides = {}): Effect.Effect<ResolvedJob, JobFileError> =>
+export const resolveJob = (
+  file: string,
+  overrides: JobOverrides = {},
+  /** A report can be rebuilt without the input; a run cannot. */
+  options: { readonly inputMustExist: boolean } = { inputMustExist: true }
+): Effect.Effect<ResolvedJob, JobFileError> =>
   Effect.gen(function* () {
     const { job, dir } = yield* loadJobFile(file)
     const fromJob = (path: string) => resolve(dir, path)
     const fromCli = (path: string) => resolve(path)
     const input = overrides.input !== undefined ? fromCli(overrides.input) : fromJob(job.input.path)
-    if (!existsSync(input)) return yield* new JobFileError({ file, detail: `input file not found: ${input}` })
+    if (options.inputMustExist && !existsSync(input)) return yield* new JobFileError({ file, detail: `input file not found: ${input}` })
     const inputFormat = overrides.inputFormat ?? formatOf(input, job.input.format)
     if (inputFormat === undefined) {
       return yield* new JobFileError({ file, detail: `${input}: cannot tell the format from the extension; set input.format or --input-format` })

@@ -19,13 +19,14 @@ export interface OpenedRun {
 /** A run is resumed when the job's last run is unfinished and read the same input. */
 export const isResumable = (last: Run, fingerprint: string) => last.status !== "finished" && last.fingerprint === fingerprint
 
-export const openRun = (job: string, fingerprint: string, stats: RunStats) =>
+export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const previous = yield* ledger.lastRun(job)
     const resume = Option.filter(previous, (last) => isResumable(last, fingerprint))
     const runId = Option.isSome(resume) ? resume.value.id : yield* ledger.startRun(job, fingerprint)
     yield* ledger.setRun(runId, "running", stats.snapshot())
+    if (service !== undefined) yield* ledger.setRunService(runId, service)
     return {
       runId,
       resumed: Option.isSome(resume),

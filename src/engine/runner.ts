@@ -24,6 +24,8 @@ import { runPool } from "./worker-pool.ts"
 
 export interface RunSettings {
   readonly job: string
+  /** Where answers come from, recorded with the run: "emulator" or the service's base URL. */
+  readonly service?: string | undefined
   readonly pipeline: Pipeline
   readonly source: Source
   readonly fingerprint: string
@@ -68,7 +70,7 @@ const summary = (s: RunSummary): RunSummary => s
 export const runPipeline = (settings: RunSettings, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const run = yield* openRun(settings.job, settings.fingerprint, stats)
+    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service)
     const { runId, resumed } = run
     const ask = yield* makeAnswerCache(ledger, stats, settings, run.startedAt)
     const processRecord = makeRecordProcessor(settings.pipeline, ask, { referenceAnswers: settings.cache !== "off" })

@@ -37,6 +37,8 @@ export interface Run {
   readonly startedAt: number
   readonly finishedAt: number | null
   readonly stats: RunStatsSnapshot
+  /** Where its answers came from: "emulator" or the service's base URL; null for older runs. */
+  readonly service: string | null
 }
 
 export type RecordOutcome =
@@ -69,8 +71,14 @@ export interface LedgerService {
   /** Waits until everything queued before it is committed. */
   readonly flush: Effect.Effect<void, LedgerError>
   readonly lastRun: (job: string) => Effect.Effect<Option.Option<Run>>
+  /** The job's runs, newest first. */
+  readonly runs: (job: string, limit: number) => Effect.Effect<ReadonlyArray<Run>>
+  /** Done records of a run by the value of one output column of their first row (e.g. the verdict). */
+  readonly countByColumn: (runId: number, column: string) => Effect.Effect<ReadonlyArray<{ readonly value: string | null; readonly n: number }>>
   readonly run: (id: number) => Effect.Effect<Option.Option<Run>>
   readonly startRun: (job: string, fingerprint: string) => Effect.Effect<number>
+  /** Records where the run's answers come from ("emulator" or a base URL). */
+  readonly setRunService: (id: number, service: string) => Effect.Effect<void>
   /** Sets a run's status and statistics (after a flush, so they agree with the records). */
   readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void>
   readonly counts: (runId: number) => Effect.Effect<Readonly<Record<RecordStatus, number>>>
@@ -99,6 +107,7 @@ interface RunRow {
   readonly started_at: number
   readonly finished_at: number | null
   readonly counters: string
+  readonly service: string | null
 }
 
 interface RecordRow {
@@ -156,7 +165,8 @@ const toRun = (row: RunRow): Run => ({
   status: row.status,
   startedAt: row.started_at,
   finishedAt: row.finished_at,
-  stats: decodeStats(row.counters)
+  stats: decodeStats(row.counters),
+  service: row.service
 })
 
 export const makeLedger = (options: LedgerOptions) =>
@@ -180,8 +190,14 @@ export const makeLedger = (options: LedgerOptions) =>
           "ON CONFLICT (run_id, ordinal) DO UPDATE SET key = excluded.key, status = excluded.status, output = excluded.output, error = excluded.error"
       ),
       lastRun: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE job = ? ORDER BY id DESC LIMIT 1"),
+      runs: db.prepare<[string, number], RunRow>("SELECT * FROM runs WHERE job = ? ORDER BY id DESC LIMIT ?"),
+      // SQLite's JSON functions read the column inside the stored outcome (the v2 shape, or the older rows-only one).
+      countByColumn: db.prepare<[string, string, number], { value: string | null; n: number }>(
+        "SELECT coalesce(json_extract(output, ?), json_extract(output, ?)) AS value, count(*) AS n FROM records WHERE run_id = ? AND status = 'done' GROUP BY value"
+      ),
       newRun: db.prepare("INSERT INTO runs (job, fingerprint, status, started_at) VALUES (?, ?, 'running', ?)"),
       setRun: db.prepare("UPDATE runs SET status = ?, finished_at = ?, counters = ? WHERE id = ?"),
+      setRunService: db.prepare("UPDATE runs SET service = ? WHERE id = ?"),
       runById: db.prepare<[number], RunRow>("SELECT * FROM runs WHERE id = ?"),
       countByStatus: db.prepare<[number], { status: RecordStatus; n: number }>(
         "SELECT status, count(*) AS n FROM records WHERE run_id = ? GROUP BY status"
@@ -270,6 +286,13 @@ export const makeLedger = (options: LedgerOptions) =>
       flush,
       lastRun: (job) => Effect.sync(() => Option.map(Option.fromNullable(q.lastRun.get(job)), toRun)),
       run: (id) => Effect.sync(() => Option.map(Option.fromNullable(q.runById.get(id)), toRun)),
+      runs: (job, limit) => Effect.sync(() => q.runs.all(job, limit).map(toRun)),
+      countByColumn: (runId, column) =>
+        Effect.sync(() => {
+          const path = `."${column.replaceAll('"', '""')}"`
+          return q.countByColumn.all(`$.rows[0]${path}`, `$[0]${path}`, runId)
+        }),
+      setRunService: (id, service) => Effect.sync(() => void q.setRunService.run(service, id)),
       startRun: (job, fingerprint) => Effect.sync(() => Number(q.newRun.run(job, fingerprint, Date.now()).lastInsertRowid)),
       setRun: (id, status, stats) =>
         Effect.sync(() => void q.setRun.run(status, status === "running" ? null : Date.now(), encodeStats(stats), id)),

@@ -33,5 +33,7 @@ export const migrations: ReadonlyArray<string> = [
     error     TEXT,                 -- JSON {stage, status, message, attempts} when failed
     PRIMARY KEY (run_id, ordinal)
   ) WITHOUT ROWID;
-  `
+  `,
+  // 2: where a run's answers came from: "emulator" or the service's base URL (never a key).
+  `ALTER TABLE runs ADD COLUMN service TEXT;`
 ]

@@ -1,0 +1,65 @@
+/**
+ * `svc-batch report <job-file> [--run N]`: rebuilds a run's report from the ledger, without a
+ * single request. Excerpts and the breakdown come from the input when it is still the file the
+ * run read (same fingerprint).
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
+import { existsSync } from "node:fs"
+import { pipelineForJob } from "../../pipelines/index.ts"
+import { resolveJob } from "../engine/job.ts"
+import { fingerprintFile } from "../io/fingerprint.ts"
+import { openSource } from "../io/open-source.ts"
+import { Ledger, type Run } from "../ledger/ledger.ts"
+import { buildReport } from "../report/build-report.ts"
+import { reportOptionsFor } from "../report/report-options.ts"
+import { exceeded, reportFiles, writeReport, type ReportFiles } from "../report/write-report.ts"
+import type { RunReport } from "../report/run-report.ts"
+import { ConfigError } from "./endpoint.ts"
+import { ExitCode } from "./exit-codes.ts"
+
+/** Prints where the report went and what it exceeds; returns whether it exceeded a threshold. */
+export const announceReport = (report: RunReport, files: ReportFiles, alerts: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const m = report.moderation
+    if (m !== undefined) {
+      const changes = m.changes ? `; since run ${m.changes.previousRunId}: ${m.changes.newlyFlagged.length} newly flagged, ${m.changes.noLongerFlagged.length} no longer flagged` : ""
+      yield* Console.log(`  report  ${m.harmful} harmful, ${m.safe} safe, ${m.unparsed} unparsed${changes}`)
+    }
+    yield* Console.log(`  report  ${files.html}\n          ${files.markdown}\n          ${files.json}\n          ${files.csv}`)
+    for (const a of alerts) yield* Console.error(`svc-batch: threshold exceeded: ${a}`)
+    return alerts.length > 0
+  })
+
+export const reportCommand = Command.make(
+  "report",
+  {
+    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
+    run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional)
+  },
+  (o) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const job = yield* resolveJob(o.job, {}, { inputMustExist: false })
+        const pipeline = yield* pipelineForJob(o.job, job.job)
+        if (!existsSync(job.state)) return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
+        const report = yield* Effect.gen(function* () {
+          const ledger = yield* Ledger
+          const run: Option.Option<Run> = yield* Option.match(o.run, { onNone: () => ledger.lastRun(job.name), onSome: (id) => ledger.run(id) })
+          if (Option.isNone(run) || run.value.job !== job.name) {
+            const which = Option.match(o.run, { onNone: () => "no run", onSome: (id) => `no run ${id}` })
+            return yield* new ConfigError({ detail: `${o.job}: ${which} of job ${job.name} in ${job.state}` })
+          }
+          // Excerpts and the breakdown only from the very input the run read.
+          const same = existsSync(job.input.path) && (yield* Effect.promise(() => fingerprintFile(job.input.path))).fingerprint === run.value.fingerprint
+          const input = same ? openSource(job.input.path, job.input.format) : undefined
+          return yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
+        }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+        const files = reportFiles(job.output.path)
+        yield* writeReport(report, files)
+        yield* Console.log(`svc-batch report ${job.name}: run ${report.runId} (${report.status})`)
+        const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
+        if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
+      })
+    )
+).pipe(Command.withDescription("Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing"))

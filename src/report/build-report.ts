@@ -1,0 +1,260 @@
+/**
+ * Builds a run's report from the ledger (and, when it is still there unchanged, the input it read,
+ * for excerpts and the breakdown): one pass over the run's records in ordinal order, one over the
+ * previous run's for the changes, and a count per run for the trend. Sends nothing.
+ */
+import { Chunk, Data, Effect, Option, Stream } from "effect"
+import type { Source, SourceError } from "../io/source.ts"
+import { Ledger, type LedgerService, type Run, type StoredRecord } from "../ledger/ledger.ts"
+import { Categories, CategoryCodes, isCategoryCode } from "../service/moderation.ts"
+import type { ModerationSection, RunReport } from "./run-report.ts"
+
+export class ReportError extends Data.TaggedError("ReportError")<{ readonly detail: string }> {
+  override get message() {
+    return this.detail
+  }
+}
+
+export interface ReportOptions {
+  /** Characters of text in an excerpt; 0 leaves text out of the report. */
+  readonly excerpt: number
+  /** An input column to break the verdicts down by. */
+  readonly breakdown?: string | undefined
+  /** Runs in the trend (this one included). */
+  readonly trendRuns: number
+  /** The moderation columns (the moderate stage's prefix). */
+  readonly moderationPrefix: string
+  /** The input columns whose text the excerpt shows. */
+  readonly textColumns: ReadonlyArray<string>
+  readonly warningsColumn: string
+  /** Most flagged records listed (the CSV and JSON say how many more there were). */
+  readonly maxListed: number
+}
+
+export const defaultReportOptions: ReportOptions = {
+  excerpt: 80,
+  trendRuns: 7,
+  moderationPrefix: "moderation_",
+  textColumns: [],
+  warningsColumn: "translate_warnings",
+  maxListed: 10_000
+}
+
+type Flagged = ModerationSection["flagged"][number]
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+interface Outcome {
+  readonly ordinal: number
+  readonly record: StoredRecord
+  readonly fields?: Readonly<Record<string, unknown>> | undefined
+}
+
+/** Every outcome of a run with its input fields (input given) or without (ledger only). */
+const outcomes = (ledger: LedgerService, runId: number, input: Source | undefined): Stream.Stream<Outcome, SourceError> => {
+  if (input === undefined) {
+    return Stream.paginateChunkEffect(0, (from) =>
+      Effect.map(ledger.records(runId, from, 2000), (page) =>
+        [
+          Chunk.fromIterable(page.map((r): Outcome => ({ ordinal: r.ordinal, record: r }))),
+          page.length < 2000 ? Option.none<number>() : Option.some(page[page.length - 1]!.ordinal + 1)
+        ] as const
+      )
+    )
+  }
+  let page: ReadonlyArray<StoredRecord & { readonly ordinal: number }> = []
+  let i = 0
+  const lookup = (ordinal: number) =>
+    Effect.suspend(() => {
+      while (i < page.length && page[i]!.ordinal < ordinal) i++
+      if (i < page.length) return Effect.succeed(page[i]!.ordinal === ordinal ? page[i] : undefined)
+      return Effect.map(ledger.records(runId, ordinal, 2000), (next) => {
+        page = next
+        i = 0
+        return next[0]?.ordinal === ordinal ? next[0] : undefined
+      })
+    })
+  return input.items().pipe(
+    Stream.filterMap((item) => (item._tag === "Record" ? Option.some(item) : Option.none())),
+    Stream.mapEffect((item) => Effect.map(lookup(item.ordinal), (record) => (record ? Option.some({ ordinal: item.ordinal, record, fields: item.fields }) : Option.none()))),
+    Stream.filterMap((o) => o)
+  )
+}
+
+const codesOf = (value: unknown): ReadonlyArray<string> =>
+  typeof value === "string" && value !== "" ? value.split(",").map((c) => c.trim()).filter((c) => c !== "") : []
+
+const excerptOf = (fields: Readonly<Record<string, unknown>> | undefined, options: ReportOptions): string | undefined => {
+  if (fields === undefined || options.excerpt <= 0) return undefined
+  const text = options.textColumns
+    .map((c) => fields[c])
+    .filter((v) => v !== undefined && v !== null && v !== "")
+    .map(String)
+    .join(" / ")
+    .replace(/\s+/g, " ")
+    .trim()
+  const chars = [...text]
+  return chars.length <= options.excerpt ? text : `${chars.slice(0, options.excerpt).join("")}…`
+}
+
+/** The flagged keys (harmful) of a run, with their categories, from the ledger alone. */
+const flaggedOf = (ledger: LedgerService, runId: number, verdictColumn: string, categoriesColumn: string) =>
+  outcomes(ledger, runId, undefined).pipe(
+    Stream.runFold(new Map<string, ReadonlyArray<string>>(), (acc, o) => {
+      if (o.record.outcome._tag === "Done") {
+        const row = o.record.outcome.output.rows[0]
+        if (row?.[verdictColumn] === "harmful") acc.set(o.record.key, codesOf(row[categoriesColumn]))
+      }
+      return acc
+    })
+  )
+
+const tally = <K>(map: Map<K, number>, key: K, by = 1) => map.set(key, (map.get(key) ?? 0) + by)
+
+export const buildReport = (run: Run, options: ReportOptions, input: Source | undefined) =>
+  Effect.gen(function* () {
+    const ledger = yield* Ledger
+    const verdictColumn = `${options.moderationPrefix}verdict`
+    const categoriesColumn = `${options.moderationPrefix}categories`
+    const rawColumn = `${options.moderationPrefix}raw`
+
+    let done = 0
+    let failed = 0
+    let moderated = 0
+    const verdicts = new Map<string, number>()
+    const categories = new Map<string, number>()
+    const pairs = new Map<string, number>()
+    const breakdown = new Map<string, { records: number; harmful: number }>()
+    const failures = new Map<string, { stage: string; status: string; count: number; example: string }>()
+    const flagged: Array<Flagged> = []
+    const warnings: Array<{ key: string; warning: string }> = []
+    const chunked: Array<{ key: string; requests: number }> = []
+
+    yield* outcomes(ledger, run.id, input).pipe(
+      Stream.runForEach((o) =>
+        Effect.sync(() => {
+          const outcome = o.record.outcome
+          if (outcome._tag === "Failed") {
+            failed++
+            const k = `${outcome.error.stage}\u0000${outcome.error.status}`
+            const f = failures.get(k) ?? { stage: outcome.error.stage, status: outcome.error.status, count: 0, example: outcome.error.message }
+            f.count++
+            failures.set(k, f)
+            return
+          }
+          done++
+          const row = outcome.output.rows[0] ?? {}
+          if (outcome.output.keys.length > 1) chunked.push({ key: o.record.key, requests: outcome.output.keys.length })
+          const warning = row[options.warningsColumn]
+          if (typeof warning === "string" && warning !== "") warnings.push({ key: o.record.key, warning })
+          const verdict = row[verdictColumn]
+          if (typeof verdict !== "string") return
+          moderated++
+          tally(verdicts, verdict)
+          const codes = codesOf(row[categoriesColumn])
+          if (options.breakdown !== undefined && o.fields !== undefined) {
+            const value = String(o.fields[options.breakdown] ?? "(none)")
+            const b = breakdown.get(value) ?? { records: 0, harmful: 0 }
+            b.records++
+            if (verdict === "harmful") b.harmful++
+            breakdown.set(value, b)
+          }
+          if (verdict === "harmful") {
+            for (const c of codes) tally(categories, c)
+            for (let a = 0; a < codes.length; a++) for (let b = a + 1; b < codes.length; b++) tally(pairs, `${codes[a]}+${codes[b]}`)
+          }
+          if (verdict !== "safe" && flagged.length < options.maxListed) {
+            const excerpt = excerptOf(o.fields, options)
+            const raw = verdict === "unparsed" ? row[rawColumn] : undefined
+            flagged.push({ key: o.record.key, verdict, categories: codes, ...(excerpt !== undefined ? { excerpt } : {}), ...(typeof raw === "string" ? { raw } : {}) })
+          }
+        })
+      )
+    )
+
+    const harmful = verdicts.get("harmful") ?? 0
+    const categoryRows: Array<Mutable<ModerationSection["categories"][number]>> = CategoryCodes.filter((c) => categories.has(c)).map((code) => ({
+      code,
+      name: Categories[code].name,
+      gloss: Categories[code].gloss,
+      count: categories.get(code)!,
+      share: harmful > 0 ? categories.get(code)! / harmful : 0
+    }))
+    // Codes the service answered that the spec does not list: reported as they are.
+    for (const [code, count] of categories) {
+      if (!isCategoryCode(code)) categoryRows.push({ code, name: "(not in the spec)", gloss: "", count, share: harmful > 0 ? count / harmful : 0 })
+    }
+    const byCategory = (a: Flagged, b: Flagged) => (a.categories[0] ?? "~").localeCompare(b.categories[0] ?? "~", "en", { numeric: true }) || a.key.localeCompare(b.key)
+
+    let moderation: ModerationSection | undefined
+    if (moderated > 0) {
+      const history = (yield* ledger.runs(run.job, 1000)).filter((r) => r.id <= run.id && (r.status === "finished" || r.id === run.id))
+      const previous = history.find((r) => r.id < run.id)
+      let changes: ModerationSection["changes"]
+      if (previous !== undefined) {
+        const before = yield* flaggedOf(ledger, previous.id, verdictColumn, categoriesColumn)
+        const now = new Map(flagged.filter((f) => f.verdict === "harmful").map((f) => [f.key, f]))
+        const beforeCounts = new Map<string, number>()
+        for (const codes of before.values()) for (const c of codes) tally(beforeCounts, c)
+        const codes = [...new Set([...beforeCounts.keys(), ...categories.keys()])].sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+        changes = {
+          previousRunId: previous.id,
+          newlyFlagged: [...now.values()].filter((f) => !before.has(f.key)).sort(byCategory),
+          noLongerFlagged: [...before.keys()].filter((k) => !now.has(k)).sort(),
+          categoryDeltas: codes
+            .map((code) => ({ code, before: beforeCounts.get(code) ?? 0, after: categories.get(code) ?? 0 }))
+            .filter((d) => d.before !== d.after)
+        }
+      }
+      const trend = yield* Effect.forEach(history.slice(0, options.trendRuns).reverse(), (r) =>
+        Effect.map(ledger.countByColumn(r.id, verdictColumn), (rows) => ({
+          runId: r.id,
+          startedAt: r.startedAt,
+          records: rows.reduce((n, x) => n + x.n, 0),
+          harmful: rows.find((x) => x.value === "harmful")?.n ?? 0
+        }))
+      )
+      moderation = {
+        safe: verdicts.get("safe") ?? 0,
+        harmful,
+        unparsed: [...verdicts].filter(([v]) => v !== "safe" && v !== "harmful").reduce((n, [, c]) => n + c, 0),
+        categories: categoryRows,
+        cooccurring: [...pairs].sort((a, b) => b[1] - a[1]).map(([codes, count]) => ({ codes, count })),
+        ...(options.breakdown !== undefined && input !== undefined
+          ? {
+              breakdown: {
+                column: options.breakdown,
+                rows: [...breakdown].sort((a, b) => b[1].records - a[1].records).map(([value, b]) => ({ value, records: b.records, harmful: b.harmful }))
+              }
+            }
+          : {}),
+        flagged: flagged.sort(byCategory),
+        ...(changes ? { changes } : {}),
+        trend
+      }
+    }
+
+    const stats = run.stats
+    const report: RunReport = {
+      job: run.job,
+      runId: run.id,
+      status: run.status,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      durationMs: run.finishedAt !== null ? run.finishedAt - run.startedAt : null,
+      service: run.service,
+      inputAvailable: input !== undefined,
+      records: { total: done + failed + stats.readRejects, done, failed, unreadable: stats.readRejects },
+      failures: [...failures.values()].sort((a, b) => b.count - a.count),
+      requests: stats.requests,
+      cacheHits: stats.cacheHits,
+      tokens: stats.tokens,
+      retries: stats.retries,
+      rateLimited: stats.rateLimited,
+      stageCounters: stats.stages,
+      ...(moderation ? { moderation } : {}),
+      ...(warnings.length > 0 || chunked.length > 0
+        ? { translation: { warnings, chunked: chunked.sort((a, b) => b.requests - a.requests).slice(0, 50) } }
+        : {})
+    }
+    return report
+  })

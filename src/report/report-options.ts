@@ -1,0 +1,19 @@
+/** A job's report options: its `report:` settings plus what its pipeline says (moderation prefix, text columns). */
+import type { ReportSettings } from "../engine/job.ts"
+import type { Pipeline } from "../engine/stage.ts"
+import { defaultReportOptions, type ReportOptions } from "./build-report.ts"
+
+export const reportOptionsFor = (pipeline: Pipeline, settings: ReportSettings): ReportOptions => {
+  const moderate = pipeline.stages.find((s) => s.name === "moderate")
+  const verdict = moderate?.columns.find((c) => c.name.endsWith("verdict"))?.name
+  const translate = pipeline.stages.find((s) => s.name === "translate")
+  return {
+    ...defaultReportOptions,
+    excerpt: settings.excerpt,
+    breakdown: settings.breakdown,
+    trendRuns: settings.trendRuns,
+    moderationPrefix: verdict !== undefined ? verdict.slice(0, -"verdict".length) : defaultReportOptions.moderationPrefix,
+    textColumns: moderate?.reads ?? translate?.reads ?? [],
+    warningsColumn: translate?.columns.at(-1)?.name ?? defaultReportOptions.warningsColumn
+  }
+}

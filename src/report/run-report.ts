@@ -1,0 +1,88 @@
+/**
+ * The report of a run, built from the ledger alone (no request, ever): the run's summary for every
+ * job; for moderation, verdicts, categories, co-occurrences, an optional breakdown by an input
+ * column, the flagged records, what changed since the job's previous run and a trend; for
+ * translation, records with placeholder warnings and chunk counts. Excerpts and the breakdown need
+ * the input's text, which the ledger does not keep: they are filled in when the input the run
+ * read is still there, unchanged (same fingerprint), and said to be missing otherwise.
+ * The JSON form is this Schema's encoding (for dashboards).
+ */
+import { Schema } from "effect"
+
+const Count = Schema.NonNegativeInt
+
+export const CategoryRow = Schema.Struct({
+  code: Schema.String,
+  /** The service's Japanese name and an English gloss. */
+  name: Schema.String,
+  gloss: Schema.String,
+  count: Count,
+  /** Of the harmful records. */
+  share: Schema.Number
+})
+
+export const FlaggedRecord = Schema.Struct({
+  key: Schema.String,
+  verdict: Schema.String,
+  categories: Schema.Array(Schema.String),
+  /** The first characters of the record's text; absent with `excerpt: 0` or without the input. */
+  excerpt: Schema.optional(Schema.String),
+  /** The guard's own text, for a verdict in a form the spec does not describe. */
+  raw: Schema.optional(Schema.String)
+})
+
+export const RunPoint = Schema.Struct({ runId: Count, startedAt: Schema.Number, records: Count, harmful: Count })
+
+export const ModerationSection = Schema.Struct({
+  safe: Count,
+  harmful: Count,
+  /** Verdicts in a form the spec does not describe: reported, never counted as safe. */
+  unparsed: Count,
+  categories: Schema.Array(CategoryRow),
+  cooccurring: Schema.Array(Schema.Struct({ codes: Schema.String, count: Count })),
+  breakdown: Schema.optional(
+    Schema.Struct({ column: Schema.String, rows: Schema.Array(Schema.Struct({ value: Schema.String, records: Count, harmful: Count })) })
+  ),
+  flagged: Schema.Array(FlaggedRecord),
+  changes: Schema.optional(
+    Schema.Struct({
+      previousRunId: Count,
+      newlyFlagged: Schema.Array(FlaggedRecord),
+      noLongerFlagged: Schema.Array(Schema.String),
+      categoryDeltas: Schema.Array(Schema.Struct({ code: Schema.String, before: Count, after: Count }))
+    })
+  ),
+  trend: Schema.Array(RunPoint)
+})
+export type ModerationSection = typeof ModerationSection.Type
+
+export const TranslationSection = Schema.Struct({
+  warnings: Schema.Array(Schema.Struct({ key: Schema.String, warning: Schema.String })),
+  chunked: Schema.Array(Schema.Struct({ key: Schema.String, requests: Count }))
+})
+
+export const RunReport = Schema.Struct({
+  job: Schema.String,
+  runId: Count,
+  status: Schema.String,
+  startedAt: Schema.Number,
+  finishedAt: Schema.NullOr(Schema.Number),
+  durationMs: Schema.NullOr(Schema.Number),
+  /** Where the answers came from: "emulator" (deterministic stand-ins) or the service's base URL. */
+  service: Schema.NullOr(Schema.String),
+  /** Whether the input's text was available for excerpts and the breakdown. */
+  inputAvailable: Schema.Boolean,
+  records: Schema.Struct({ total: Count, done: Count, failed: Count, unreadable: Count }),
+  failures: Schema.Array(Schema.Struct({ stage: Schema.String, status: Schema.String, count: Count, example: Schema.String })),
+  requests: Count,
+  cacheHits: Count,
+  tokens: Count,
+  retries: Count,
+  rateLimited: Count,
+  stageCounters: Schema.Record({ key: Schema.String, value: Count }),
+  moderation: Schema.optional(ModerationSection),
+  translation: Schema.optional(TranslationSection)
+})
+export type RunReport = typeof RunReport.Type
+
+export const encodeReportJson = (report: RunReport): string => JSON.stringify(Schema.encodeSync(RunReport)(report), null, 2)
