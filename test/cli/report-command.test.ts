@@ -54,6 +54,7 @@ describe("reports from svc-batch run and svc-batch report", () => {
     const md = readFileSync(join(dir, "out", "result.report.md"), "utf8")
     expect(md).toContain("2 newly flagged, 1 no longer flagged.")
     expect(readFileSync(join(dir, "out", "result.flagged.csv"), "utf8").split("\n")[0]).toBe("\uFEFFid,verdict,categories,text")
+    for (const ext of ["report.html", "report.md", "report.json", "flagged.csv"]) expect(readFileSync(join(dir, "out", `result.${ext}`), "utf8")).not.toContain(KEY)
   }, 60_000)
 
   it("svc-batch report rebuilds an earlier run's report without a request", async () => {

@@ -8,7 +8,9 @@ import { openSource } from "../../src/io/open-source.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
 import { buildReport, defaultReportOptions, type ReportOptions } from "../../src/report/build-report.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { runOnce, tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { pipelineOf, runOnce, tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { fnv1a } from "../../src/emulator/hash.ts"
+import { translate } from "../../src/stages/translate.ts"
 
 const options: ReportOptions = { ...defaultReportOptions, textColumns: ["text"], breakdown: "id" }
 
@@ -89,6 +91,27 @@ describe("run report", () => {
       const run = yield* runOnce({ dir, input, emulator })
       const report = yield* reportOf(dir, run.summary.runId, input, { ...options, breakdown: "src" })
       expect(report.moderation!.breakdown).toEqual({ column: "src", rows: [{ value: "a", records: 2, harmful: 1 }, { value: "b", records: 1, harmful: 0 }] })
+    })
+  )
+
+  it.scopedLive("lists a translation job's placeholder warnings and its chunked records", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const dropped = Array.from({ length: 400 }, (_, i) => `{p${i}}`).find((t) => fnv1a(t) % 16 === 0)!
+      const input = join(dir, "in.jsonl")
+      writeFileSync(
+        input,
+        [
+          { id: "short", body: `${dropped}さん、こんにちは。` },
+          { id: "long", body: "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。".repeat(200) }
+        ].map((r) => JSON.stringify(r)).join("\n")
+      )
+      const run = yield* runOnce({ dir, input, emulator, pipeline: pipelineOf(translate({ fields: ["body"], to: "en" })) })
+      const report = yield* reportOf(dir, run.summary.runId, input)
+      expect(report.moderation).toBeUndefined()
+      expect(report.translation!.warnings).toEqual([{ key: "short", warning: `body: lost ${dropped}` }])
+      expect(report.translation!.chunked).toEqual([{ key: "long", requests: 2 }])
     })
   )
 })
