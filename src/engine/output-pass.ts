@@ -4,7 +4,8 @@
  * exactly one of the two. Both are written atomically: nothing appears unless all of it does.
  */
 import { Data, Effect, Option, type Scope, Stream } from "effect"
-import { Ledger, type LedgerService, type StoredRecord } from "../ledger/ledger.ts"
+import { Ledger, type LedgerService } from "../ledger/ledger.ts"
+import { outcomeReader } from "./outcome-reader.ts"
 import { isAnswerRef, type FailureInfo } from "../ledger/stored.ts"
 import type { RowSink, SinkError } from "../io/sink.ts"
 import type { SourceRecord } from "../io/source.ts"
@@ -39,28 +40,6 @@ const resolveRefs = (ledger: LedgerService, vectors: ReadonlyArray<Column>, row:
     }
     return out ?? row
   })
-
-/**
- * The run's outcomes in ordinal order, read a page at a time alongside the source (which reads in
- * the same order): one scan instead of a lookup per record.
- */
-const outcomeReader = (ledger: LedgerService, runId: number, pageSize = 2000) => {
-  let page: ReadonlyArray<StoredRecord & { readonly ordinal: number }> = []
-  let index = 0
-  let exhausted = false
-  return (ordinal: number): Effect.Effect<Option.Option<StoredRecord>> =>
-    Effect.suspend(() => {
-      while (index < page.length && page[index]!.ordinal < ordinal) index++
-      if (index < page.length) return Effect.succeed(page[index]!.ordinal === ordinal ? Option.some(page[index]!) : Option.none())
-      if (exhausted) return Effect.succeed(Option.none())
-      return Effect.map(ledger.records(runId, ordinal, pageSize), (next) => {
-        page = next
-        index = 0
-        exhausted = next.length < pageSize
-        return next.length > 0 && next[0]!.ordinal === ordinal ? Option.some(next[0]!) : Option.none()
-      })
-    })
-}
 
 export const writeOutputs = (settings: RunSettings, runId: number) =>
   Effect.scoped(

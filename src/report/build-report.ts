@@ -5,6 +5,7 @@
  */
 import { Chunk, Data, Effect, Option, Stream } from "effect"
 import type { Source, SourceError } from "../io/source.ts"
+import { outcomeReader } from "../engine/outcome-reader.ts"
 import { Ledger, type LedgerService, type Run, type StoredRecord } from "../ledger/ledger.ts"
 import { Categories, CategoryCodes, isCategoryCode } from "../service/moderation.ts"
 import type { ModerationSection, RunReport } from "./run-report.ts"
@@ -61,21 +62,10 @@ const outcomes = (ledger: LedgerService, runId: number, input: Source | undefine
       )
     )
   }
-  let page: ReadonlyArray<StoredRecord & { readonly ordinal: number }> = []
-  let i = 0
-  const lookup = (ordinal: number) =>
-    Effect.suspend(() => {
-      while (i < page.length && page[i]!.ordinal < ordinal) i++
-      if (i < page.length) return Effect.succeed(page[i]!.ordinal === ordinal ? page[i] : undefined)
-      return Effect.map(ledger.records(runId, ordinal, 2000), (next) => {
-        page = next
-        i = 0
-        return next[0]?.ordinal === ordinal ? next[0] : undefined
-      })
-    })
+  const lookup = outcomeReader(ledger, runId)
   return input.items().pipe(
     Stream.filterMap((item) => (item._tag === "Record" ? Option.some(item) : Option.none())),
-    Stream.mapEffect((item) => Effect.map(lookup(item.ordinal), (record) => (record ? Option.some({ ordinal: item.ordinal, record, fields: item.fields }) : Option.none()))),
+    Stream.mapEffect((item) => Effect.map(lookup(item.ordinal), Option.map((record): Outcome => ({ ordinal: item.ordinal, record, fields: item.fields })))),
     Stream.filterMap((o) => o)
   )
 }
