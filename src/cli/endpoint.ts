@@ -24,20 +24,47 @@ export interface EndpointInfo {
 
 export class ServiceEndpoint extends Context.Tag("svc-batch/ServiceEndpoint")<ServiceEndpoint, EndpointInfo>() {}
 
+export interface EndpointPolicy {
+  /** The job must run on the real service (`service: required`): never on the emulator. */
+  readonly serviceRequired?: boolean
+}
+
+/** Why the environment cannot be used as it is, or undefined. */
+const misconfiguration = (baseUrl: Option.Option<string>, hasKey: boolean, policy: EndpointPolicy): string | undefined => {
+  if (Option.isSome(baseUrl)) {
+    const url = baseUrl.value
+    if (url === "") return "SVC_BASE_URL is set but empty: set it to the service's URL, or unset it to use the embedded emulator"
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(url)
+    } catch {
+      parsed = undefined
+    }
+    if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+      return `SVC_BASE_URL is not an http(s) URL: ${JSON.stringify(url)} (e.g. https://host)`
+    }
+    if (!hasKey) return "SVC_BASE_URL is set but SVC_API_KEY is not (environment or .env)"
+    return undefined
+  }
+  // A key without a URL is a lost variable, not a wish for the emulator: stand-in answers must
+  // never reach a production output unnoticed.
+  if (hasKey) return "SVC_API_KEY is set but SVC_BASE_URL is not: set SVC_BASE_URL to the service's URL (or unset SVC_API_KEY to use the embedded emulator)"
+  if (policy.serviceRequired) return "this job requires the real service (service: required) but SVC_BASE_URL is not set"
+  return undefined
+}
+
 /** ServiceConfig + ServiceEndpoint, from the environment or the embedded emulator. */
-const configLayer = (emulatorOptions: EmulatorOptions) =>
+const configLayer = (emulatorOptions: EmulatorOptions, policy: EndpointPolicy) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const env = yield* settingsFromEnv.pipe(
         Effect.withConfigProvider(envProvider()),
         Effect.mapError((e) => new ConfigError({ detail: `invalid configuration: ${e.message}` }))
       )
-      if (Option.isSome(env.baseUrl)) {
-        const apiKey = yield* Option.match(env.apiKey, {
-          onNone: () => Effect.fail(new ConfigError({ detail: "SVC_BASE_URL is set but SVC_API_KEY is not (environment or .env)" })),
-          onSome: Effect.succeed
-        })
-        const settings = ServiceConfig.make({ baseUrl: env.baseUrl.value, apiKey, timeout: env.timeout, streamIdleTimeout: env.streamIdleTimeout })
+      const problem = misconfiguration(env.baseUrl, Option.isSome(env.apiKey), policy)
+      if (problem !== undefined) return yield* new ConfigError({ detail: problem })
+      if (Option.isSome(env.baseUrl) && Option.isSome(env.apiKey)) {
+        const settings = ServiceConfig.make({ baseUrl: env.baseUrl.value, apiKey: env.apiKey.value, timeout: env.timeout, streamIdleTimeout: env.streamIdleTimeout })
         return Layer.merge(
           Layer.succeed(ServiceConfig, settings),
           Layer.succeed(ServiceEndpoint, { baseUrl: settings.baseUrl, emulated: false })
@@ -53,8 +80,11 @@ const configLayer = (emulatorOptions: EmulatorOptions) =>
   )
 
 /** TextService and ServiceEndpoint for a command. */
-export const serviceLayer = (emulatorOptions: EmulatorOptions = {}) =>
-  TextService.Default.pipe(Layer.provide(httpClientLayer), Layer.provideMerge(configLayer(emulatorOptions)))
+export const serviceLayer = (emulatorOptions: EmulatorOptions = {}, policy: EndpointPolicy = {}) =>
+  TextService.Default.pipe(Layer.provide(httpClientLayer), Layer.provideMerge(configLayer(emulatorOptions, policy)))
+
+/** Where a run's answers come from, as the ledger records it: "emulator" or the base URL (never a key). */
+export const originOf = (e: EndpointInfo): string => (e.emulated ? "emulator" : e.baseUrl)
 
 export const describeEndpoint = (e: EndpointInfo): string =>
   e.emulated

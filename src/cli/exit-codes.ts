@@ -19,6 +19,7 @@ export const exitCodeFor = (error: unknown): number => {
     case "ConfigError":
     case "JobFileError":
     case "PipelineError":
+    case "OriginChanged":
     case "SourceError":
     case "LedgerError":
     case "InvalidRequestError":

@@ -17,7 +17,7 @@ import type { Format } from "../io/source.ts"
 import { sinks } from "../io/sinks/index.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { parseRpm } from "./emulator-command.ts"
-import { ConfigError, describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
+import { ConfigError, describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { ExitCode } from "./exit-codes.ts"
 import { announceReport } from "./report-command.ts"
 import { buildReport } from "../report/build-report.ts"
@@ -49,6 +49,7 @@ const options = {
     Options.optional
   ),
   retryFailed: Options.boolean("retry-failed").pipe(Options.withDescription("also retry the records that failed")),
+  newRun: Options.boolean("new-run").pipe(Options.withDescription("start a new run even if the last one is unfinished (e.g. after switching between the emulator and the service)")),
   graceMs: Options.integer("grace-ms").pipe(Options.withDescription("after a stop, how long requests in flight may finish"), Options.optional)
 }
 
@@ -117,7 +118,8 @@ export const runCommand = Command.make("run", options, (o) =>
           runPipeline(
             {
               job: job.name,
-              service: endpoint.emulated ? "emulator" : endpoint.baseUrl,
+              service: originOf(endpoint),
+              newRun: o.newRun,
               pipeline,
               source: openSource(input, inputFormat),
               fingerprint,
@@ -139,7 +141,7 @@ export const runCommand = Command.make("run", options, (o) =>
       })
 
       const summary = yield* work.pipe(
-        Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}), Ledger.layer({ path: state })))
+        Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
       yield* Console.log(`${headline}\n  ${summaryLine(stats)}`)

@@ -5,6 +5,7 @@
  * commits them they are served from its memory.
  */
 import { Deferred, Effect, Option } from "effect"
+import { createHash } from "node:crypto"
 import { TextService } from "../service/client.ts"
 import type { LedgerService } from "../ledger/ledger.ts"
 import { type Limiter, makeLimiter } from "./limiter.ts"
@@ -15,6 +16,11 @@ import type { StageRequest } from "./stage.ts"
 export type CacheMode = "read-write" | "refresh" | "off"
 
 export interface AnswerSettings {
+  /**
+   * Where answers come from ("emulator" or the service's base URL). Stored answers are keyed by it
+   * too, so an emulated answer is never served as the service's, nor the reverse.
+   */
+  readonly origin?: string | undefined
   readonly cache: CacheMode
   readonly rpm: Readonly<Record<string, number>>
   readonly maxConcurrency: number
@@ -22,6 +28,10 @@ export interface AnswerSettings {
 }
 
 export type Ask = (request: StageRequest) => Effect.Effect<unknown, RequestFailed | JobAborted>
+
+/** The key an answer is stored under: the request's content key, bound to the answers' origin. */
+export const originKey = (origin: string | undefined, contentKey: string): string =>
+  origin === undefined ? contentKey : createHash("sha256").update(origin).update("\u0000").update(contentKey).digest("base64url")
 
 /** `since`: answers older than this (ms) are not reused (refresh mode passes the run's start). */
 export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings: AnswerSettings, since: number) =>
@@ -40,7 +50,16 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         )
       })
 
-    const send = (request: StageRequest) =>
+    // Computed once per request (the fold asks for it again to record the answer's key).
+    const originKeys = new WeakMap<StageRequest, string>()
+    const keyOf = (request: StageRequest) => {
+      if (settings.origin === undefined) return request.key
+      let key = originKeys.get(request)
+      if (key === undefined) originKeys.set(request, (key = originKey(settings.origin, request.key)))
+      return key
+    }
+
+    const send = (request: StageRequest, key: string) =>
       Effect.gen(function* () {
         const limiter = yield* limiterFor(request.model)
         const attempt = Effect.zipRight(
@@ -50,27 +69,27 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         const answered = yield* withRetry(limiter, settings.retry, events, attempt)
         stats.tokens(answered.tokens)
         if (settings.cache !== "off") {
-          yield* ledger.putAnswer({ key: request.key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)
+          yield* ledger.putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)
         }
         return answered.value
       })
 
-    const sendOnce = (request: StageRequest) =>
+    const sendOnce = (request: StageRequest, key: string) =>
       Effect.gen(function* () {
         const d = yield* Deferred.make<unknown, RequestFailed | JobAborted>()
-        inflight.set(request.key, d)
-        return yield* send(request).pipe(
+        inflight.set(key, d)
+        return yield* send(request, key).pipe(
           Effect.exit,
           Effect.tap((exit) => Deferred.done(d, exit)),
-          Effect.ensuring(Effect.sync(() => inflight.delete(request.key))),
+          Effect.ensuring(Effect.sync(() => inflight.delete(key))),
           Effect.flatten
         )
       }).pipe(
         // An interrupted asker must not leave waiters hanging.
         Effect.onInterrupt(() =>
           Effect.suspend(() => {
-            const d = inflight.get(request.key)
-            inflight.delete(request.key)
+            const d = inflight.get(key)
+            inflight.delete(key)
             return d ? Deferred.interrupt(d) : Effect.void
           })
         )
@@ -78,20 +97,21 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
 
     // The hot path of a warm rerun: no generator, a stored answer returned synchronously.
     const ask: Ask = (request) => {
+      const key = keyOf(request)
       const fresh = () => {
-        const running = inflight.get(request.key)
+        const running = inflight.get(key)
         if (running) {
           stats.cacheHit()
           return Deferred.await(running)
         }
-        return sendOnce(request)
+        return sendOnce(request, key)
       }
       if (settings.cache === "off") return Effect.suspend(fresh)
-      return Effect.flatMap(ledger.answer(request.key, request.answer, settings.cache === "refresh" ? since : 0), (stored) => {
+      return Effect.flatMap(ledger.answer(key, request.answer, settings.cache === "refresh" ? since : 0), (stored) => {
         if (Option.isNone(stored)) return fresh()
         stats.cacheHit()
         return Effect.succeed(stored.value)
       })
     }
-    return ask
+    return { ask, keyOf }
   })

@@ -89,6 +89,8 @@ export const JobFile = Schema.Struct({
   cache: Schema.optionalWith(CacheMode, { default: () => "read-write" as const }),
   /** The ledger (SQLite) file. */
   state: Schema.optional(Schema.NonEmptyString),
+  /** `required`: run only against the real service (SVC_BASE_URL), never the embedded emulator. */
+  service: Schema.optionalWith(Schema.Literal("required", "any"), { default: () => "any" as const }),
   report: Schema.optionalWith(ReportSettings, { default: () => defaultReport }),
   /** Knobs of the embedded emulator (src/emulator/knobs.ts); ignored when SVC_BASE_URL is set. */
   emulator: Schema.optional(EmulatorKnobs)

@@ -13,7 +13,7 @@ import type { Column } from "../io/columns.ts"
 import type { AnswerRef, FailureInfo, RecordOutput } from "../ledger/stored.ts"
 import type { Ask } from "./answer-cache.ts"
 import type { JobAborted, RequestFailed } from "./retry.ts"
-import type { Fields, Pipeline, Prepared, Row, Stage } from "./stage.ts"
+import type { Fields, Pipeline, Prepared, Row, Stage, StageRequest } from "./stage.ts"
 
 /** A record that cannot be done: an outcome of the run, not an error of it. */
 export class RecordFailed extends Data.TaggedError("RecordFailed")<{ readonly info: FailureInfo }> {}
@@ -26,6 +26,8 @@ export interface ProcessedRecord {
 export interface ProcessingOptions {
   /** Store vector columns as references to their answers (needs the answers to be stored). */
   readonly referenceAnswers: boolean
+  /** The key a request's answer is stored under (default: its content key). */
+  readonly keyOf?: (request: StageRequest) => string
 }
 
 const fail = (stage: string, status: string, message: string, attempts = 0) =>
@@ -81,7 +83,8 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
       return Effect.fail(fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`))
     }
     if (!stage.fanOut && rows.length !== 1) return Effect.fail(fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`))
-    const keys = prepared.requests.map((r) => r.key)
+    const keyOf = options.keyOf
+    const keys = prepared.requests.map((r) => (keyOf ? keyOf(r) : r.key))
     const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
     const stored =
       vectors.length === 0

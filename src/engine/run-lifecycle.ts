@@ -3,7 +3,7 @@
  * input, else start a new one), and close (flush, then record the status and statistics). Kept
  * apart from the processing so the status and retry commands can reuse it.
  */
-import { Effect, Option } from "effect"
+import { Data, Effect, Option } from "effect"
 import { Ledger, type Run, type RunStatus } from "../ledger/ledger.ts"
 import type { RunStats } from "./run-stats.ts"
 
@@ -16,14 +16,25 @@ export interface OpenedRun {
   readonly previous: Option.Option<Run>
 }
 
+/** Resuming would mix answers from two origins (the emulator and the service, or two services). */
+export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly runId: number; readonly was: string; readonly now: string }> {
+  override get message() {
+    const name = (o: string) => (o === "emulator" ? "the embedded EMULATOR" : o)
+    return `run ${this.runId} was started against ${name(this.was)}; this invocation would use ${name(this.now)}. Resume it against the same service, or start a new run with --new-run (answers are reused only from the same origin)`
+  }
+}
+
 /** A run is resumed when the job's last run is unfinished and read the same input. */
 export const isResumable = (last: Run, fingerprint: string) => last.status !== "finished" && last.fingerprint === fingerprint
 
-export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined) =>
+export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined, forceNew = false) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const previous = yield* ledger.lastRun(job)
-    const resume = Option.filter(previous, (last) => isResumable(last, fingerprint))
+    const resume = Option.filter(previous, (last) => !forceNew && isResumable(last, fingerprint))
+    if (Option.isSome(resume) && service !== undefined && resume.value.service !== null && resume.value.service !== service) {
+      return yield* new OriginChanged({ runId: resume.value.id, was: resume.value.service, now: service })
+    }
     const runId = Option.isSome(resume) ? resume.value.id : yield* ledger.startRun(job, fingerprint)
     yield* ledger.setRun(runId, "running", stats.snapshot())
     if (service !== undefined) yield* ledger.setRunService(runId, service)

@@ -26,6 +26,8 @@ export interface RunSettings {
   readonly job: string
   /** Where answers come from, recorded with the run: "emulator" or the service's base URL. */
   readonly service?: string | undefined
+  /** Start a new run even when the last one could be resumed. */
+  readonly newRun?: boolean | undefined
   readonly pipeline: Pipeline
   readonly source: Source
   readonly fingerprint: string
@@ -70,10 +72,10 @@ const summary = (s: RunSummary): RunSummary => s
 export const runPipeline = (settings: RunSettings, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service)
+    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true)
     const { runId, resumed } = run
-    const ask = yield* makeAnswerCache(ledger, stats, settings, run.startedAt)
-    const processRecord = makeRecordProcessor(settings.pipeline, ask, { referenceAnswers: settings.cache !== "off" })
+    const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service }, run.startedAt)
+    const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, { referenceAnswers: settings.cache !== "off", keyOf: answers.keyOf })
 
     const process = (record: SourceRecord) => {
       const key = recordKey(settings, record)

@@ -42,14 +42,14 @@ export const envProvider = (cwd: string = process.cwd()): ConfigProvider.ConfigP
   )
 }
 
-/** The settings the environment names; `baseUrl` is None when SVC_BASE_URL is not set. */
+/** The settings the environment names; `baseUrl` is None when SVC_BASE_URL is not set, Some("") when set but empty. */
 export const settingsFromEnv = Effect.gen(function* () {
   const baseUrl = yield* Config.option(Config.string("SVC_BASE_URL"))
   const apiKey = yield* Config.option(Config.redacted("SVC_API_KEY"))
   const timeoutMs = yield* Config.integer("SVC_TIMEOUT_MS").pipe(Config.withDefault(60_000))
   const idleMs = yield* Config.integer("SVC_STREAM_IDLE_TIMEOUT_MS").pipe(Config.withDefault(60_000))
   return {
-    baseUrl: Option.filter(baseUrl, (u) => u.trim() !== ""),
+    baseUrl: Option.map(baseUrl, (u) => u.trim()),
     apiKey: Option.filter(apiKey, (k) => Redacted.value(k).trim() !== ""),
     timeout: Duration.millis(timeoutMs),
     streamIdleTimeout: Duration.millis(idleMs)
@@ -61,7 +61,7 @@ export const layerFromEnv = Layer.effect(
   ServiceConfig,
   Effect.gen(function* () {
     const s = yield* settingsFromEnv
-    const baseUrl = yield* Option.match(s.baseUrl, {
+    const baseUrl = yield* Option.match(Option.filter(s.baseUrl, (u) => u !== ""), {
       onNone: () => Effect.fail(new Error("SVC_BASE_URL is not set")),
       onSome: Effect.succeed
     })

@@ -39,7 +39,7 @@ describe("svc-batch emulator", () => {
 
 describe("svc-batch demo", () => {
   it("calls every endpoint on the embedded emulator and says so", async () => {
-    const p = start(["demo"], { SVC_BASE_URL: "", SVC_API_KEY: "" })
+    const p = start(["demo"], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
     expect(await p.exited).toBe(0)
     const stdout = p.out()
     expect(stdout).toMatch(/EMULATOR \(embedded, http:\/\/127\.0\.0\.1:\d+\)/)

@@ -11,7 +11,7 @@ import { emulatorFor, KEY, requestLog } from "../helpers.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
-const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => spawnCli(["run", ...args], env)
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) => spawnCli(["run", ...args], env)
 
 const writeJob = (dir: string, input: string, extra = "") => {
   const path = join(dir, "job.yaml")
@@ -145,7 +145,7 @@ describe("svc-batch run", () => {
 describe("npm start's job", () => {
   it("runs the demo moderation job on the embedded emulator and says where its outputs are", async () => {
     const dir = tempDir()
-    const p = runCli([new URL("../../jobs/demo-moderation.yaml", import.meta.url).pathname, "--output", join(dir, "demo.csv")], { SVC_BASE_URL: "", SVC_API_KEY: "" })
+    const p = runCli([new URL("../../jobs/demo-moderation.yaml", import.meta.url).pathname, "--output", join(dir, "demo.csv")], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
     expect(await p.exited).toBe(0)
     expect(p.out()).toContain("EMULATOR (embedded")
     expect(p.out()).toMatch(/finished: 240 done, 0 failed, 1 unreadable/)

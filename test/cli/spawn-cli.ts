@@ -3,8 +3,11 @@ import { spawn } from "node:child_process"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 
-export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+/** `env` is added to this process's environment; a key set to undefined is removed from it. */
+export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => {
+  const merged: Record<string, string | undefined> = { ...process.env, ...env }
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k]
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: merged })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (d) => (stdout += d))

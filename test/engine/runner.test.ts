@@ -234,3 +234,21 @@ describe("runner", () => {
   })
 })
 
+
+describe("run origin", () => {
+  it.scopedLive("an unfinished run is not resumed against another origin; --new-run starts afresh", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 10)
+      const first = yield* runOnce({ dir, input, emulator, overrides: { service: "emulator" } })
+      yield* markRun(dir, first.summary.runId, "interrupted")
+      const error = yield* Effect.flip(runOnce({ dir, input, emulator, overrides: { service: "https://svc.example" } }))
+      expect(error._tag).toBe("OriginChanged")
+      expect(error.message).toContain("was started against the embedded EMULATOR; this invocation would use https://svc.example")
+      const fresh = yield* runOnce({ dir, input, emulator, overrides: { service: "https://svc.example", newRun: true } })
+      expect(fresh.summary).toMatchObject({ resumed: false, status: "finished", done: 10 })
+      expect(fresh.counters.requests).toBe(10) // the emulator's answers were not reused
+    })
+  )
+})
