@@ -36,7 +36,9 @@ export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>):
       }
     })
     const pass = Effect.all([reader, ...Array.from({ length: options.workers }, () => worker)], { concurrency: "unbounded", discard: true })
-    const deadline = options.stop.pipe(Effect.zipRight(Effect.sleep(options.grace)), Effect.zipRight(markStopped))
+    // A stop counts at once, also when the reader has already read everything (a stop near the
+    // end): queued items are left for the next run; started ones get the grace period.
+    const deadline = options.stop.pipe(Effect.zipRight(markStopped), Effect.zipRight(Effect.sleep(options.grace)))
     yield* Effect.raceFirst(pass, deadline)
     return { stopped }
   })

@@ -252,3 +252,23 @@ describe("run origin", () => {
     })
   )
 })
+
+describe("stop near the end of the input", () => {
+  it.scopedLive("a stop after the whole input was read still leaves queued records for the next run", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 200 })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 16)
+      const stop = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(Effect.sleep(Duration.millis(300)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined))))
+      // 8 workers and a queue of 8 hold all 16 records at once: the reader is done before the stop.
+      // Two requests at a time of 200 ms each: 1.6 s for all, so the stop lands with 8 queued.
+      const first = yield* runOnce({ dir, input, emulator, overrides: { recordConcurrency: 8, maxConcurrency: 2, stop: Deferred.await(stop), grace: Duration.seconds(10) } })
+      expect(first.summary.status).toBe("interrupted")
+      expect(first.summary.done).toBeGreaterThanOrEqual(8)
+      expect(first.summary.done).toBeLessThan(16)
+      const second = yield* runOnce({ dir, input, emulator })
+      expect(second.summary).toMatchObject({ status: "finished", resumed: true, done: 16 })
+    })
+  )
+})
