@@ -148,6 +148,9 @@ export const runCommand = Command.make("run", options, (o) =>
       switch (summary.status) {
         case "finished": {
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)
+          if (summary.keptPrevious !== undefined) {
+            yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept; this run's is ${summary.outputPath}`)
+          }
           process.exitCode = summary.failed > 0 ? ExitCode.failedRecords : ExitCode.ok
           if (job.job.report.enabled) {
             // Built from the ledger and the input this run just read: no request.
@@ -156,7 +159,7 @@ export const runCommand = Command.make("run", options, (o) =>
               const run = yield* ledger.run(summary.runId)
               return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), openSource(input, inputFormat))
             }).pipe(Effect.provide(Ledger.layer({ path: state })))
-            const files = reportFiles(job.output.path)
+            const files = reportFiles(summary.outputPath ?? job.output.path)
             yield* writeReport(report, files)
             const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
             if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds

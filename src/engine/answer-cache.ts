@@ -8,6 +8,7 @@ import { Deferred, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { TextService } from "../service/client.ts"
 import type { LedgerService } from "../ledger/ledger.ts"
+import { makeCircuitBreaker } from "./circuit-breaker.ts"
 import { type Limiter, makeLimiter } from "./limiter.ts"
 import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
 import type { RunStats } from "./run-stats.ts"
@@ -25,6 +26,8 @@ export interface AnswerSettings {
   readonly rpm: Readonly<Record<string, number>>
   readonly maxConcurrency: number
   readonly retry: RetryPolicy
+  /** Requests failing in a row, for a cause no retry can fix, that abort the run (default 10). */
+  readonly breakerThreshold?: number | undefined
 }
 
 export type Ask = (request: StageRequest) => Effect.Effect<unknown, RequestFailed | JobAborted>
@@ -40,6 +43,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
     const limiters = new Map<string, Limiter>()
     const inflight = new Map<string, Deferred.Deferred<unknown, RequestFailed | JobAborted>>()
     const events = { onRetry: () => stats.retry(), on429: () => stats.rateLimited() }
+    const breaker = makeCircuitBreaker(settings.breakerThreshold)
 
     const limiterFor = (model: string) =>
       Effect.suspend(() => {
@@ -66,7 +70,14 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
           Effect.sync(() => stats.request()),
           request.send(service)
         )
-        const answered = yield* withRetry(limiter, settings.retry, events, attempt)
+        const answered = yield* withRetry(limiter, settings.retry, events, attempt).pipe(
+          Effect.tapError((e) => {
+            if (e._tag !== "RequestFailed") return Effect.void
+            const reason = breaker.failed(e)
+            return reason === undefined ? Effect.void : Effect.fail(new JobAborted({ reason }))
+          })
+        )
+        breaker.succeeded()
         stats.tokens(answered.tokens)
         if (settings.cache !== "off") {
           yield* ledger.putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)

@@ -11,6 +11,8 @@
  * flushed; the run stays resumable.
  */
 import { Duration, Effect, Option, Stream } from "effect"
+import { existsSync } from "node:fs"
+import { extname } from "node:path"
 import { Ledger } from "../ledger/ledger.ts"
 import type { Source, SourceRecord } from "../io/source.ts"
 import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
@@ -43,6 +45,8 @@ export interface RunSettings {
   readonly rpm: Readonly<Record<string, number>>
   readonly maxConcurrency: number
   readonly retry: RetryPolicy
+  /** Requests failing in a row, for a cause no retry can fix, that abort the run (default 10). */
+  readonly breakerThreshold?: number | undefined
   /** Completes when the user asks to stop (first SIGINT/SIGTERM). */
   readonly stop: Effect.Effect<void>
   /** How long records in flight may take to finish after a stop. */
@@ -59,6 +63,14 @@ export interface RunSummary {
   readonly abortReason?: string
   readonly outputPath?: string
   readonly rejectsPath?: string
+  /** The previous output, kept because every record of this run failed. */
+  readonly keptPrevious?: string
+}
+
+/** `out/result.csv` → `out/result.run-7.csv`. */
+const besidePath = (path: string, runId: number) => {
+  const ext = extname(path)
+  return `${path.slice(0, path.length - ext.length)}.run-${runId}${ext}`
 }
 
 /** A record's stable key: its id column, else the input's fingerprint and the record's ordinal. */
@@ -130,7 +142,20 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     }
     stats.settleTotal()
     yield* ledger.flush
-    yield* writeOutputs(settings, runId)
+    // A run whose every record failed does not replace the previous output: it writes beside it.
+    const before = yield* ledger.counts(runId)
+    const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
+    const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
+    yield* writeOutputs({ ...settings, output: { ...settings.output, path: outputPath } }, runId)
     const counts = yield* closeRun(runId, "finished", stats)
-    return summary({ runId, resumed, status: "finished", ...counts, readRejects, outputPath: settings.output.path, rejectsPath: settings.rejectsPath })
+    return summary({
+      runId,
+      resumed,
+      status: "finished",
+      ...counts,
+      readRejects,
+      outputPath,
+      rejectsPath: settings.rejectsPath,
+      ...(keepPrevious ? { keptPrevious: settings.output.path } : {})
+    })
   })

@@ -49,6 +49,8 @@ export interface TestRun {
   readonly outputFormat?: string
   readonly emulator: RunningEmulator
   readonly apiKey?: string
+  /** The client's base URL (default: the emulator's). */
+  readonly baseUrl?: string
   readonly pipeline?: Pipeline
   readonly overrides?: Partial<RunSettings>
   readonly timeout?: Duration.DurationInput
@@ -85,7 +87,7 @@ export const runOnce = (t: TestRun) =>
       Effect.scoped,
       Effect.provide(
         Layer.merge(
-          TextService.layer({ baseUrl: t.emulator.url, apiKey: t.apiKey ?? KEY, timeout: t.timeout ?? "2 seconds" }),
+          TextService.layer({ baseUrl: t.baseUrl ?? t.emulator.url, apiKey: t.apiKey ?? KEY, timeout: t.timeout ?? "2 seconds" }),
           Ledger.layer({ path: join(t.dir, "ledger.sqlite") })
         )
       )

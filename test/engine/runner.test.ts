@@ -194,7 +194,8 @@ describe("runner", () => {
       const dir = tempDir()
       const input = writeCorpus(dir, 40)
       const broken = yield* Emulator.make({ apiKey: KEY, error500Rate: 1 })
-      const first = yield* runOnce({ dir, input, emulator: broken, overrides: { retry: { maxAttempts: 1, baseDelay: Duration.millis(1), maxDelay: Duration.millis(1), max429: 1 } } })
+      // Every request fails; the circuit breaker is set out of reach so the records fail one by one.
+      const first = yield* runOnce({ dir, input, emulator: broken, overrides: { breakerThreshold: 1000, retry: { maxAttempts: 1, baseDelay: Duration.millis(1), maxDelay: Duration.millis(1), max429: 1 } } })
       expect(first.summary).toMatchObject({ status: "finished", failed: 40 })
       // As if that run had been interrupted after its records failed:
       yield* markRun(dir, first.summary.runId, "interrupted")
@@ -269,6 +270,59 @@ describe("stop near the end of the input", () => {
       expect(first.summary.done).toBeLessThan(16)
       const second = yield* runOnce({ dir, input, emulator })
       expect(second.summary).toMatchObject({ status: "finished", resumed: true, done: 16 })
+    })
+  )
+})
+
+describe("circuit breaker", () => {
+  it.scopedLive("a base URL that only gets 404s aborts the run after 10 failures in a row, naming the fix", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 300)
+      const run = yield* runOnce({ dir, input, emulator, baseUrl: `${emulator.url}/v1`, overrides: { recordConcurrency: 4, maxConcurrency: 4 } })
+      expect(run.summary.status).toBe("aborted")
+      expect(run.summary.abortReason).toContain("10 requests in a row were answered 404 Not Found")
+      expect(run.summary.abortReason).toContain("without /v1")
+      expect(log.entries.length).toBeLessThanOrEqual(10 + 4) // the streak, plus those already in flight
+    })
+  })
+
+  it.scopedLive("a service down after every retry aborts the run instead of failing every record", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, error503Rate: 1 })
+      const dir = tempDir()
+      const retry = { maxAttempts: 2, baseDelay: Duration.millis(1), maxDelay: Duration.millis(2), max429: 1 }
+      const run = yield* runOnce({ dir, input: writeCorpus(dir, 200), emulator, overrides: { retry, recordConcurrency: 4, maxConcurrency: 4 } })
+      expect(run.summary.status).toBe("aborted")
+      expect(run.summary.abortReason).toMatch(/requests in a row failed after every retry/)
+      expect(run.summary.failed).toBeLessThan(20)
+    })
+  )
+
+  it.scopedLive("failures of the records' own making (400s) never trip it", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const run = yield* runOnce({ dir, input: writeCorpus(dir, 30), emulator, pipeline: pipelineOf(unknownModelStage) })
+      expect(run.summary).toMatchObject({ status: "finished", failed: 30 })
+    })
+  )
+})
+
+describe("the previous output", () => {
+  it.scopedLive("is kept when every record of a run failed; that run's output goes beside it", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 20)
+      const good = yield* runOnce({ dir, input, emulator })
+      const before = readFileSync(good.output, "utf8")
+      const broken = yield* runOnce({ dir, input, emulator, pipeline: pipelineOf(unknownModelStage) })
+      expect(broken.summary).toMatchObject({ status: "finished", failed: 20, keptPrevious: good.output, outputPath: join(dir, `out.run-${broken.summary.runId}.jsonl`) })
+      expect(readFileSync(good.output, "utf8")).toBe(before)
+      expect(readJsonl(broken.rejects)).toHaveLength(20)
     })
   )
 })
