@@ -8,10 +8,11 @@ import { type Preset, presetStages } from "../src/engine/preset.ts"
 import { makePipeline, type Pipeline, type Stage } from "../src/engine/stage.ts"
 import { stageTypes } from "../src/stages/index.ts"
 import { stageFromEntry } from "../src/stages/stage-type.ts"
+import embeddingBackfill from "./embedding-backfill.ts"
 import moderation from "./moderation.ts"
 import translation from "./translation.ts"
 
-export const presets: Readonly<Record<string, Preset>> = { moderation, translation }
+export const presets: Readonly<Record<string, Preset>> = { moderation, translation, "embedding-backfill": embeddingBackfill }
 
 const listedStages = (file: string, entries: ReadonlyArray<Readonly<Record<string, unknown>>>): Either.Either<ReadonlyArray<Stage>, JobFileError> =>
   Either.all(

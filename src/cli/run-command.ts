@@ -24,6 +24,7 @@ import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { gracefulStop } from "./shutdown.ts"
+import { storeVectorColumn } from "../store/vector-store.ts"
 import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
 
 const formatOption = (name: string, what: string) =>
@@ -93,6 +94,11 @@ export const runCommand = Command.make("run", options, (o) =>
       if (sinks[job.output.format] === undefined) {
         return yield* fail(`${o.job}: output.format: unknown sink ${JSON.stringify(job.output.format)} (known: ${Object.keys(sinks).join(", ")})`)
       }
+      if (job.store !== undefined) {
+        // Checked before any request: a store the pipeline cannot feed is a job error.
+        const target = storeVectorColumn(job.store, pipeline.columns)
+        if (typeof target === "string") return yield* fail(`${o.job}: ${target}`)
+      }
       const input = job.input.path
       const inputFormat = job.input.format
       const state = job.state
@@ -125,6 +131,7 @@ export const runCommand = Command.make("run", options, (o) =>
               fingerprint,
               output: job.output,
               rejectsPath: job.rejects,
+              store: job.store,
               idField: job.input.id,
               cache: job.cache,
               retryFailed: o.retryFailed,
@@ -148,6 +155,10 @@ export const runCommand = Command.make("run", options, (o) =>
       switch (summary.status) {
         case "finished": {
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)
+          if (summary.store !== undefined && job.store !== undefined) {
+            const s = summary.store
+            yield* Console.log(`  store   ${job.store.path} (table ${job.store.table}: ${s.written} records written, ${s.unchanged} unchanged, ${s.deleted} deleted)`)
+          }
           if (summary.keptPrevious !== undefined) {
             yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept; this run's is ${summary.outputPath}`)
           }

@@ -11,6 +11,7 @@ import { basename, dirname, extname, join, resolve } from "node:path"
 import { parse as parseYaml } from "yaml"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { type Format, formatOf } from "../io/source.ts"
+import { StoreSettings } from "../store/vector-store.ts"
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
   override get message() {
@@ -83,6 +84,8 @@ export const JobFile = Schema.Struct({
     format: Schema.optional(Schema.NonEmptyString),
     rejects: Schema.optional(Schema.NonEmptyString)
   }),
+  /** A vector store kept in step with the source (besides the dataset output). */
+  store: Schema.optional(StoreSettings),
   /** A preset's inputs → columns of the input (one or several). */
   fields: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.minItems(1))) })),
   limits: Schema.optionalWith(Limits, { default: () => defaultLimits }),
@@ -164,6 +167,8 @@ export interface ResolvedJob {
   /** `format` names a sink. */
   readonly output: { readonly path: string; readonly format: string }
   readonly rejects: string
+  /** The vector store, its path absolute. */
+  readonly store: StoreSettings | undefined
   readonly state: string
   readonly limits: Limits
   readonly cache: typeof CacheMode.Type
@@ -203,6 +208,7 @@ export const resolveJob = (
       input: { path: input, format: inputFormat, id: job.input.id },
       output: { path: output, format: outputFormat },
       rejects,
+      store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },
       state,
       limits: { ...job.limits, ...defined({ rpm: overrides.rpm, concurrency: overrides.concurrency, records: overrides.records, maxAttempts: overrides.maxAttempts, graceMs: overrides.graceMs }) },
       cache: overrides.cache ?? job.cache

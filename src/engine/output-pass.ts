@@ -6,14 +6,17 @@
 import { Data, Effect, Option, type Scope, Stream } from "effect"
 import { Ledger, type LedgerService } from "../ledger/ledger.ts"
 import { outcomeReader } from "./outcome-reader.ts"
-import { isAnswerRef, type FailureInfo } from "../ledger/stored.ts"
+import { isAnswerRef, type FailureInfo, type RecordOutput } from "../ledger/stored.ts"
 import type { RowSink, SinkError } from "../io/sink.ts"
-import type { SourceRecord } from "../io/source.ts"
+import type { SourceError, SourceRecord } from "../io/source.ts"
 import { sinkFor } from "../io/sinks/index.ts"
 import { jsonlFile } from "../io/sinks/jsonl.ts"
 import type { Column } from "../io/columns.ts"
 import type { RunSettings } from "./runner.ts"
 import type { Row } from "./stage.ts"
+import { createHash } from "node:crypto"
+import { openStoreWriter } from "../store/sqlite-vec.ts"
+import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn } from "../store/vector-store.ts"
 
 export class OutputError extends Data.TaggedError("OutputError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -41,7 +44,40 @@ const resolveRefs = (ledger: LedgerService, vectors: ReadonlyArray<Column>, row:
     return out ?? row
   })
 
-export const writeOutputs = (settings: RunSettings, runId: number) =>
+/** The store's writer for this pass, closed with the pass's scope. */
+const openStore = (settings: StoreSettings, columns: ReadonlyArray<Column>) =>
+  Effect.gen(function* () {
+    const target = storeVectorColumn(settings, columns)
+    if (typeof target === "string") return yield* new OutputError({ path: settings.path, detail: target })
+    const writer = yield* Effect.acquireRelease(
+      Effect.try({ try: () => openStoreWriter(settings, target.dim), catch: (e) => new OutputError({ path: settings.path, detail: (e as Error).message }) }),
+      (w) => Effect.sync(() => w.close())
+    )
+    return { writer, vector: target.column, settings }
+  })
+
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === "string" ? v : JSON.stringify(v))
+
+/** A record's content as the store sees it: its answers, row count, text and metadata. */
+const storeHash = (keys: ReadonlyArray<string>, rows: ReadonlyArray<Row>, fields: Row, settings: StoreSettings) =>
+  createHash("sha1")
+    .update(JSON.stringify([keys, rows.length, settings.text ?? null, settings.metadata, rows.map((r) => [settings.text ? text(r[settings.text] ?? fields[settings.text]) : null, settings.metadata.map((m) => text(r[m] ?? fields[m]))])]))
+    .digest("base64url")
+
+const storeRows = (rows: ReadonlyArray<Row>, fields: Row, vector: string, settings: StoreSettings): ReadonlyArray<StoreRow> =>
+  rows.flatMap((r) => {
+    const v = r[vector]
+    if (!Array.isArray(v)) return []
+    return [
+      {
+        vector: v as ReadonlyArray<number>,
+        text: settings.text === undefined ? null : text(r[settings.text] ?? fields[settings.text]),
+        metadata: Object.fromEntries(settings.metadata.map((m) => [m, text(r[m] ?? fields[m]) ?? ""]))
+      }
+    ]
+  })
+
+export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effect<{ readonly store?: StoreChanges }, OutputError | SinkError | SourceError, Ledger> =>
   Effect.scoped(
     Effect.gen(function* () {
       const ledger = yield* Ledger
@@ -52,6 +88,9 @@ export const writeOutputs = (settings: RunSettings, runId: number) =>
       const vectors = outputColumns.filter((c) => c.type._tag === "vector")
       const declared = yield* Effect.promise(() => settings.source.columns())
       const rejects = yield* jsonlFile(settings.rejectsPath)
+      const store = settings.store === undefined ? undefined : yield* openStore(settings.store, outputColumns)
+      const toStore = (write: () => void) =>
+        Effect.try({ try: write, catch: (e) => new OutputError({ path: store!.settings.path, detail: (e as Error).message }) })
       const outcomeOf = outcomeReader(ledger, runId)
       let sink: RowSink | undefined
       // The sink opens at the first record: JSONL input declares no columns, its first record does.
@@ -60,14 +99,22 @@ export const writeOutputs = (settings: RunSettings, runId: number) =>
           ? Effect.succeed(sink)
           : Effect.tap(adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns }), (s) => void (sink = s))
 
-      const writeDone = (item: SourceRecord, rows: ReadonlyArray<Row>) =>
-        Effect.flatMap(openSink(item.fields), (out) =>
+      const writeDone = (item: SourceRecord, recordKey: string, output: RecordOutput) => {
+        const rows = output.rows
+        return Effect.flatMap(openSink(item.fields), (out) =>
           vectors.length === 0 && rows.length === 1
             ? out.write({ ...item.fields, ...rows[0] })
-            : Effect.forEach(rows, (row) => Effect.flatMap(resolveRefs(ledger, vectors, row, outputPath), (resolved) => out.write({ ...item.fields, ...resolved })), {
-                discard: true
-              })
+            : Effect.forEach(rows, (row) => Effect.tap(resolveRefs(ledger, vectors, row, outputPath), (resolved) => out.write({ ...item.fields, ...resolved }))).pipe(
+                Effect.flatMap((resolved) =>
+                  store === undefined
+                    ? Effect.void
+                    : toStore(() =>
+                        store.writer.put(recordKey, storeHash(output.keys, rows, item.fields, store.settings), () => storeRows(resolved, item.fields, store.vector, store.settings))
+                      )
+                )
+              )
         )
+      }
 
       // Pipes, not generators: this runs once per input row.
       yield* settings.source.items().pipe(
@@ -76,7 +123,9 @@ export const writeOutputs = (settings: RunSettings, runId: number) =>
             return rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw })
           }
           return Effect.flatMap(outcomeOf(item.ordinal), (stored) => {
-            if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.outcome.output.rows)
+            if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.key, stored.value.outcome.output)
+            // A record that failed this run is still in the source: its vectors stay.
+            if (store !== undefined && Option.isSome(stored)) store.writer.keep(stored.value.key)
             const info = Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
             const key = Option.isSome(stored) ? stored.value.key : undefined
             return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
@@ -86,5 +135,7 @@ export const writeOutputs = (settings: RunSettings, runId: number) =>
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
+      if (store === undefined) return {}
+      return { store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
     })
   )

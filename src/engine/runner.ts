@@ -22,6 +22,7 @@ import type { RetryPolicy } from "./retry.ts"
 import { closeRun, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "./stage.ts"
+import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
 
 export interface RunSettings {
@@ -36,6 +37,8 @@ export interface RunSettings {
   /** The enriched dataset: a path and the name of a sink adapter (csv, jsonl, parquet, …). */
   readonly output: { readonly path: string; readonly format: string }
   readonly rejectsPath: string
+  /** A vector store fed by the output pass, kept in step with the source by record key. */
+  readonly store?: StoreSettings | undefined
   /** Column holding a stable record id; else fingerprint:ordinal. */
   readonly idField?: string | undefined
   readonly cache: CacheMode
@@ -65,6 +68,8 @@ export interface RunSummary {
   readonly rejectsPath?: string
   /** The previous output, kept because every record of this run failed. */
   readonly keptPrevious?: string
+  /** What the output pass changed in the vector store. */
+  readonly store?: StoreChanges
 }
 
 /** `out/result.csv` → `out/result.run-7.csv`. */
@@ -146,7 +151,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
-    yield* writeOutputs({ ...settings, output: { ...settings.output, path: outputPath } }, runId)
+    const written = yield* writeOutputs({ ...settings, output: { ...settings.output, path: outputPath } }, runId)
     const counts = yield* closeRun(runId, "finished", stats)
     return summary({
       runId,
@@ -156,6 +161,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       readRejects,
       outputPath,
       rejectsPath: settings.rejectsPath,
+      ...(written.store ? { store: written.store } : {}),
       ...(keepPrevious ? { keptPrevious: settings.output.path } : {})
     })
   })

@@ -86,6 +86,8 @@ export interface Stage {
   readonly fanOut?: boolean
   /** Run the stage for a record only when this holds; otherwise its columns are null. */
   readonly when?: Condition
+  /** The models (limiter keys) its requests use, where fixed: for checks and for `search`. */
+  readonly models?: ReadonlyArray<string>
   readonly prepare: (fields: Fields) => Effect.Effect<Prepared, StageInputError>
 }
 

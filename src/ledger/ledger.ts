@@ -12,7 +12,16 @@ import { Context, Data, Deferred, Effect, Either, Layer, Option, Queue, Schema }
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { migrations } from "./migrations.ts"
-import { FailureInfoJson, LegacyRecordOutputJson, RecordOutputJson, RunStatsSnapshot, type FailureInfo, type RecordOutput } from "./stored.ts"
+import {
+  decodeFloat32Vector,
+  FailureInfoJson,
+  isStoredAsBlob,
+  LegacyRecordOutputJson,
+  RecordOutputJson,
+  RunStatsSnapshot,
+  type FailureInfo,
+  type RecordOutput
+} from "./stored.ts"
 
 export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -85,7 +94,7 @@ export interface LedgerService {
 }
 
 type WriteOp =
-  | { readonly _tag: "Answer"; readonly entry: AnswerEntry; readonly json: string }
+  | { readonly _tag: "Answer"; readonly entry: AnswerEntry; readonly json: Stored }
   | { readonly _tag: "Record"; readonly runId: number; readonly ordinal: number; readonly key: string; readonly status: RecordStatus; readonly output: string | null; readonly error: string | null }
   | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
 
@@ -133,17 +142,23 @@ const open = (path: string) => {
   return db
 }
 
+/** An answer as stored: JSON text, or bytes for a Schema marked StoredAsBlob (vectors). */
+type Stored = string | Uint8Array
+
 /** One compiled codec per answer Schema (requests of a stage share theirs). */
-const codecs = new WeakMap<object, { decode: (json: string) => Either.Either<unknown, unknown>; encode: (value: unknown) => string }>()
+const codecs = new WeakMap<object, { decode: (stored: Stored) => Either.Either<unknown, unknown>; encode: (value: unknown) => Stored }>()
 const codecFor = <A>(schema: StoredSchema<A>) => {
   let codec = codecs.get(schema)
   if (codec === undefined) {
-    const json = Schema.parseJson(schema)
-    codec = { decode: Schema.decodeUnknownEither(json), encode: Schema.encodeSync(json) as (value: unknown) => string }
+    const wire = isStoredAsBlob(schema) ? schema : Schema.parseJson(schema)
+    codec = { decode: Schema.decodeUnknownEither(wire), encode: Schema.encodeSync(wire) as (value: unknown) => Stored }
     codecs.set(schema, codec)
   }
   return codec
 }
+
+/** A stored answer as plain data: JSON parsed; a BLOB is a Float32 vector (the one BLOB answer). */
+const plain = (stored: Stored): unknown => (typeof stored === "string" ? JSON.parse(stored) : decodeFloat32Vector(stored))
 
 const decodeStats = Schema.decodeUnknownSync(Schema.parseJson(RunStatsSnapshot))
 const encodeStats = Schema.encodeSync(Schema.parseJson(RunStatsSnapshot))
@@ -176,7 +191,7 @@ export const makeLedger = (options: LedgerOptions) =>
       (db) => Effect.sync(() => db.close())
     )
     const q = {
-      answer: db.prepare<[string, number], { answer: string }>("SELECT answer FROM answers WHERE content_key = ? AND created_at >= ?"),
+      answer: db.prepare<[string, number], { answer: Stored }>("SELECT answer FROM answers WHERE content_key = ? AND created_at >= ?"),
       putAnswer: db.prepare(
         "INSERT INTO answers (content_key, endpoint, model, answer, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT (content_key) DO UPDATE SET answer = excluded.answer, tokens = excluded.tokens, created_at = excluded.created_at"
@@ -205,7 +220,7 @@ export const makeLedger = (options: LedgerOptions) =>
     }
 
     // Answers queued but not yet committed, so a lookup never misses one in the writer's queue.
-    const pending = new Map<string, { json: string; at: number }>()
+    const pending = new Map<string, { json: Stored; at: number }>()
     const batchSize = options.batchSize ?? 2000
     const queue = yield* Queue.bounded<WriteOp>(batchSize)
     const commit = db.transaction((ops: ReadonlyArray<WriteOp>) => {
@@ -241,7 +256,7 @@ export const makeLedger = (options: LedgerOptions) =>
       yield* Deferred.await(done)
     })
 
-    const answerText = (key: string, since: number): string | undefined => {
+    const answerText = (key: string, since: number): Stored | undefined => {
       const queued = pending.get(key)
       if (queued !== undefined) return queued.at >= since ? queued.json : undefined
       return q.answer.get(key, since)?.answer
@@ -259,7 +274,7 @@ export const makeLedger = (options: LedgerOptions) =>
       answerJson: (key) =>
         Effect.sync(() => {
           const text = answerText(key, 0)
-          return text === undefined ? Option.none() : Option.some(JSON.parse(text) as unknown)
+          return text === undefined ? Option.none() : Option.some(plain(text))
         }),
       putAnswer: (entry, schema, value) =>
         Effect.suspend(() => {

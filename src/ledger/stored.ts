@@ -68,3 +68,22 @@ export const RecordOutputJson = Schema.parseJson(RecordOutput)
 /** Ledgers written before the stage contract v2 stored the rows alone. */
 export const LegacyRecordOutputJson = Schema.parseJson(Rows)
 export const FailureInfoJson = Schema.parseJson(FailureInfo)
+
+/** Marks an answer Schema whose encoded side is bytes: the ledger stores it as a BLOB, not JSON. */
+export const StoredAsBlob: unique symbol = Symbol.for("svc-batch/StoredAsBlob")
+
+/**
+ * A vector answer, stored compactly: little-endian Float32 (4 bytes a value, 6 KiB for 1536
+ * dimensions, against ~20 KiB as JSON). Float32 is what vector stores keep anyway; the service's
+ * values survive to about 7 significant digits.
+ */
+export const Float32Vector = Schema.transform(Schema.Uint8ArrayFromSelf, Schema.Array(Schema.Number), {
+  strict: true,
+  decode: (bytes) => Array.from(new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))),
+  // A Buffer (a Uint8Array) is what better-sqlite3 binds as a BLOB.
+  encode: (values) => Buffer.from(Float32Array.from(values).buffer)
+}).annotations({ [StoredAsBlob]: true, identifier: "Float32Vector" })
+
+export const isStoredAsBlob = (schema: Schema.Schema.Any): boolean => schema.ast.annotations[StoredAsBlob] === true
+/** A BLOB answer read without its Schema (to resolve a reference to it). */
+export const decodeFloat32Vector = Schema.decodeSync(Float32Vector)

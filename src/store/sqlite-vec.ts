@@ -1,0 +1,170 @@
+/**
+ * The sqlite-vec store: a `vec0` virtual table (cosine distance, the spec's measure for these
+ * unnormalised vectors) keyed by row key — the record key, or `<record key>#<chunk index>` for
+ * chunk rows — with the chosen metadata columns and the text as an auxiliary column; beside it an
+ * ordinary table `<table>_records` (record key → content hash, row count, last pass that saw it)
+ * that makes the upsert incremental and `cleanup: full` possible.
+ *
+ * Writes are batched in transactions; each record's rows are replaced in one. A pass interrupted
+ * half-way leaves every record either as before or as now; the next pass (a resumed run) finishes
+ * the rest and skips what is already current.
+ */
+import Database from "better-sqlite3"
+import { randomUUID } from "node:crypto"
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import * as sqliteVec from "sqlite-vec"
+import { type Hit, StoreError, type StoreChanges, type StoreSettings, type StoreWriter } from "./vector-store.ts"
+
+const BATCH = 500
+
+const toBlob = (v: ReadonlyArray<number>) => Buffer.from(Float32Array.from(v).buffer)
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+export const openStoreDatabase = (settings: StoreSettings, options: { readonly create: boolean }): Database.Database => {
+  try {
+    if (options.create) mkdirSync(dirname(settings.path), { recursive: true })
+    const db = new Database(settings.path, { fileMustExist: !options.create })
+    db.pragma("journal_mode = WAL")
+    db.pragma("synchronous = NORMAL")
+    db.pragma("busy_timeout = 5000")
+    sqliteVec.load(db)
+    return db
+  } catch (e) {
+    throw new StoreError({ path: settings.path, detail: (e as Error).message })
+  }
+}
+
+const rowKey = (recordKey: string, index: number, count: number) => (count === 1 && index === 0 ? recordKey : `${recordKey}#${index}`)
+
+export const openStoreWriter = (settings: StoreSettings, dim: number): StoreWriter => {
+  const db = openStoreDatabase(settings, { create: true })
+  const t = quote(settings.table)
+  const records = quote(`${settings.table}_records`)
+  const meta = settings.metadata
+  try {
+    db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(key TEXT PRIMARY KEY, embedding float[${dim}] distance_metric=cosine` +
+        // vec0 takes bare column names (the settings allow only [A-Za-z0-9_]).
+        meta.map((m) => `, ${m} TEXT`).join("") +
+        `, +record_key TEXT, +text TEXT);` +
+        `CREATE TABLE IF NOT EXISTS ${records} (record_key TEXT PRIMARY KEY, hash TEXT NOT NULL, rows INTEGER NOT NULL, pass TEXT NOT NULL) WITHOUT ROWID;`
+    )
+  } catch (e) {
+    db.close()
+    throw new StoreError({ path: settings.path, detail: `cannot create table ${settings.table}: ${(e as Error).message}` })
+  }
+  const pass = randomUUID()
+  const q = {
+    current: db.prepare<[string], { hash: string; rows: number }>(`SELECT hash, rows FROM ${records} WHERE record_key = ?`),
+    touch: db.prepare(`UPDATE ${records} SET pass = ? WHERE record_key = ?`),
+    setRecord: db.prepare(
+      `INSERT INTO ${records} (record_key, hash, rows, pass) VALUES (?, ?, ?, ?) ON CONFLICT (record_key) DO UPDATE SET hash = excluded.hash, rows = excluded.rows, pass = excluded.pass`
+    ),
+    deleteRow: db.prepare(`DELETE FROM ${t} WHERE key = ?`),
+    insert: db.prepare(
+      `INSERT INTO ${t} (key, embedding${meta.map((m) => `, ${quote(m)}`).join("")}, record_key, text) VALUES (?, ?${meta.map(() => ", ?").join("")}, ?, ?)`
+    ),
+    stale: db.prepare<[string], { record_key: string; rows: number }>(`SELECT record_key, rows FROM ${records} WHERE pass <> ?`),
+    deleteRecord: db.prepare(`DELETE FROM ${records} WHERE record_key = ?`)
+  }
+  const changes = { written: 0, unchanged: 0, deleted: 0 }
+  let inBatch = 0
+
+  const begin = () => {
+    if (inBatch === 0) db.exec("BEGIN")
+    if (++inBatch >= BATCH) {
+      db.exec("COMMIT")
+      inBatch = 0
+    }
+  }
+  const deleteRows = (recordKey: string, count: number) => {
+    for (let i = 0; i < count; i++) q.deleteRow.run(rowKey(recordKey, i, count))
+  }
+  const fail = (what: string, e: unknown): never => {
+    throw new StoreError({ path: settings.path, detail: `${what}: ${(e as Error).message}` })
+  }
+
+  return {
+    put: (recordKey, hash, rows) => {
+      try {
+        begin()
+        const current = q.current.get(recordKey)
+        if (current !== undefined && current.hash === hash) {
+          q.touch.run(pass, recordKey)
+          changes.unchanged++
+          return
+        }
+        const next = rows()
+        if (current !== undefined) deleteRows(recordKey, current.rows)
+        next.forEach((row, i) =>
+          q.insert.run(rowKey(recordKey, i, next.length), toBlob(row.vector), ...meta.map((m) => row.metadata[m] ?? ""), recordKey, row.text)
+        )
+        q.setRecord.run(recordKey, hash, next.length, pass)
+        changes.written++
+      } catch (e) {
+        fail(`record ${recordKey}`, e)
+      }
+    },
+    keep: (recordKey) => {
+      begin()
+      q.touch.run(pass, recordKey)
+    },
+    commit: () => {
+      try {
+        if (inBatch > 0) db.exec("COMMIT")
+        inBatch = 0
+        if (settings.cleanup === "full") {
+          db.transaction(() => {
+            for (const stale of q.stale.all(pass)) {
+              deleteRows(stale.record_key, stale.rows)
+              q.deleteRecord.run(stale.record_key)
+              changes.deleted++
+            }
+          })()
+        }
+        return { ...changes } satisfies StoreChanges
+      } catch (e) {
+        return fail("commit", e)
+      }
+    },
+    close: () => {
+      if (db.inTransaction) db.exec("ROLLBACK")
+      db.close()
+    }
+  }
+}
+
+/** The `k` nearest rows to `vector` by cosine distance, nearest first. */
+export const searchStore = (settings: StoreSettings, vector: ReadonlyArray<number>, k: number): ReadonlyArray<Hit> => {
+  const db = openStoreDatabase(settings, { create: false })
+  try {
+    const meta = settings.metadata
+    const rows = db
+      .prepare<[Buffer, number], Record<string, unknown>>(
+        `SELECT key, distance, record_key, text${meta.map((m) => `, ${quote(m)}`).join("")} FROM ${quote(settings.table)} WHERE embedding MATCH ? AND k = ? ORDER BY distance`
+      )
+      .all(toBlob(vector), k)
+    return rows.map((r) => ({
+      key: String(r.key),
+      recordKey: String(r.record_key),
+      distance: Number(r.distance),
+      text: r.text === null || r.text === undefined ? null : String(r.text),
+      metadata: Object.fromEntries(meta.map((m) => [m, String(r[m] ?? "")]))
+    }))
+  } catch (e) {
+    throw e instanceof StoreError ? e : new StoreError({ path: settings.path, detail: (e as Error).message })
+  } finally {
+    db.close()
+  }
+}
+
+/** Rows in the store (for tests and the run's summary). */
+export const storeSize = (settings: StoreSettings): number => {
+  const db = openStoreDatabase(settings, { create: false })
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM ${quote(settings.table)}`).get() as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
