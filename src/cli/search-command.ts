@@ -1,5 +1,5 @@
 /**
- * `svc-batch search <job-file> "query" [--k 10] [--rerank] [--json]`: the first thing to type after
+ * `svc-batch search <job-file> "query" [-k 10] [--rerank] [--json]`: the first thing to type after
  * a backfill. Embeds the query (RETRIEVAL_QUERY, the model of the stage that fed the store), runs
  * the KNN query on the job's vector store, optionally reranks the hits with svc3-rerank, and
  * prints each hit's key, distance (and score) and the start of its text.
@@ -34,7 +34,7 @@ export const searchCommand = Command.make(
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file whose store: to search")),
     query: Args.text({ name: "query" }).pipe(Args.withDescription("the query text")),
-    k: Options.integer("k").pipe(Options.withDescription("how many nearest rows"), Options.withDefault(10)),
+    k: Options.integer("top-k").pipe(Options.withAlias("k"), Options.withDescription("how many nearest rows (-k for short)"), Options.withDefault(10)),
     rerank: Options.boolean("rerank").pipe(Options.withDescription("rerank the hits' texts with svc3-rerank (needs store.text)")),
     taskType: Options.choice("task-type", EmbeddingTaskType.literals).pipe(
       Options.withDescription("the query's embedding task type"),
@@ -44,7 +44,7 @@ export const searchCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      if (o.k < 1 || o.k > 4096) return yield* fail(`--k: expected 1 to 4096, got ${o.k}`)
+      if (o.k < 1 || o.k > 4096) return yield* fail(`--top-k: expected 1 to 4096, got ${o.k}`)
       if (o.query.trim() === "") return yield* fail("the query is empty")
       const job = yield* resolveJob(o.job, {}, { inputMustExist: false })
       const store = job.store
