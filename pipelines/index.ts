@@ -9,10 +9,12 @@ import { makePipeline, type Pipeline, type Stage } from "../src/engine/stage.ts"
 import { stageTypes } from "../src/stages/index.ts"
 import { stageFromEntry } from "../src/stages/stage-type.ts"
 import embeddingBackfill from "./embedding-backfill.ts"
+import extract from "./extract.ts"
 import moderation from "./moderation.ts"
+import rerank from "./rerank.ts"
 import translation from "./translation.ts"
 
-export const presets: Readonly<Record<string, Preset>> = { moderation, translation, "embedding-backfill": embeddingBackfill }
+export const presets: Readonly<Record<string, Preset>> = { moderation, translation, "embedding-backfill": embeddingBackfill, rerank, extract }
 
 const listedStages = (file: string, entries: ReadonlyArray<Readonly<Record<string, unknown>>>): Either.Either<ReadonlyArray<Stage>, JobFileError> =>
   Either.all(

@@ -34,33 +34,39 @@ export interface RoundTrip {
 export const toolRoundTrip = <E = never, R = never>(
   chat: (input: Omit<ChatRequest, "stream">) => Effect.Effect<ChatCompletion, ServiceError>,
   input: Omit<ChatRequest, "stream">,
-  handlers: Readonly<Record<string, ToolHandler<E, R>>>
+  handlers: Readonly<Record<string, ToolHandler<E, R>>>,
+  /** Rounds of tool calls before the final answer is asked for without tools (at least 1). */
+  maxRounds = 1
 ): Effect.Effect<RoundTrip, ServiceError | ToolCallError | E, R> =>
   Effect.gen(function* () {
-    const first = yield* chat(input)
-    const choice = first.choices[0]
     const reply = (c: ChatCompletion): Message => ({
       role: "assistant",
       content: c.choices[0]?.message.content ?? null,
       tool_calls: c.choices[0]?.message.tool_calls ?? []
     })
-    if (choice === undefined || choice.finish_reason !== "tool_calls" || choice.message.tool_calls.length === 0) {
-      return { completion: first, messages: [...input.messages, reply(first)], toolCalls: 0 }
-    }
-    const messages: Array<Message> = [...input.messages, reply(first)]
-    for (const call of choice.message.tool_calls) {
-      const handler = handlers[call.function.name]
-      if (handler === undefined) {
-        return yield* Effect.fail(new ToolCallError({ tool: call.function.name, detail: "no handler for this tool" }))
+    const { tools: _tools, tool_choice: _choice, ...withoutTools } = input
+    const messages: Array<Message> = [...input.messages]
+    let completion = yield* chat(input)
+    let toolCalls = 0
+    for (let round = 1; ; round++) {
+      const choice = completion.choices[0]
+      if (choice === undefined || choice.finish_reason !== "tool_calls" || choice.message.tool_calls.length === 0) break
+      messages.push(reply(completion))
+      for (const call of choice.message.tool_calls) {
+        const handler = handlers[call.function.name]
+        if (handler === undefined) {
+          return yield* Effect.fail(new ToolCallError({ tool: call.function.name, detail: "no handler for this tool" }))
+        }
+        const args = yield* Effect.try({
+          try: () => JSON.parse(call.function.arguments) as unknown,
+          catch: () => new ToolCallError({ tool: call.function.name, detail: `arguments are not JSON: ${call.function.arguments}` })
+        })
+        const result = yield* handler(args)
+        messages.push({ role: "tool", tool_call_id: call.id, content: result })
+        toolCalls++
       }
-      const args = yield* Effect.try({
-        try: () => JSON.parse(call.function.arguments) as unknown,
-        catch: () => new ToolCallError({ tool: call.function.name, detail: `arguments are not JSON: ${call.function.arguments}` })
-      })
-      const result = yield* handler(args)
-      messages.push({ role: "tool", tool_call_id: call.id, content: result })
+      // More rounds: the model may call again (auto); the last: no tools, so it must answer.
+      completion = yield* chat(round < Math.max(1, maxRounds) ? { ...input, tool_choice: "auto", messages } : { ...withoutTools, messages })
     }
-    const { tools: _tools, tool_choice: _choice, ...rest } = input
-    const final = yield* chat({ ...rest, messages })
-    return { completion: final, messages: [...messages, reply(final)], toolCalls: choice.message.tool_calls.length }
+    return { completion, messages: [...messages, reply(completion)], toolCalls }
   })

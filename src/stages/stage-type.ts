@@ -4,6 +4,7 @@
  * condition over columns, is common to every stage and handled here.
  */
 import { Either, Schema } from "effect"
+import { dirname, resolve } from "node:path"
 import { type Condition, parseCondition } from "../engine/condition.ts"
 import { describeIssues, JobFileError } from "../engine/job.ts"
 import type { Stage } from "../engine/stage.ts"
@@ -16,7 +17,13 @@ export interface StageType<O> {
    * any: the encoded side is whatever YAML/JSON gives; only the decoded options matter.
    */
   readonly options: Schema.Schema<O, any>
-  readonly make: (options: O, when: Condition | undefined) => Stage
+  /** `context.dir`: the job file's folder (a stage's file options are relative to it). */
+  readonly make: (options: O, when: Condition | undefined, context: StageContext) => Stage | string
+}
+
+/** Where a stage is declared. */
+export interface StageContext {
+  readonly dir: string
 }
 
 export const defineStageType = <O>(t: StageType<O>): StageType<O> => t
@@ -45,5 +52,6 @@ export const stageFromEntry = <O>(type: StageType<O>, raw: unknown, file: string
   }
   const options = Schema.decodeUnknownEither(type.options, { onExcessProperty: "error", errors: "all" })(rest)
   if (Either.isLeft(options)) return fail(describeIssues(options.left, at))
-  return Either.right(type.make(options.right, condition))
+  const stage = type.make(options.right, condition, { dir: dirname(resolve(file)) })
+  return typeof stage === "string" ? fail(`${at.join(".")}.${stage}`) : Either.right(stage)
 }

@@ -94,6 +94,21 @@ const proseFor = (request: ChatRequest, rand: () => number): string => {
   return `${lead} ${filler.join(" ")}.`
 }
 
+/** Values the conversation's tool results returned (JSON objects), later ones winning. */
+const toolFacts = (messages: ChatRequest["messages"]): Record<string, unknown> => {
+  const facts: Record<string, unknown> = {}
+  for (const m of messages) {
+    if (m.role !== "tool") continue
+    try {
+      const parsed: unknown = JSON.parse(textOf(m))
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) Object.assign(facts, parsed)
+    } catch {
+      // a tool result in prose: nothing to reuse
+    }
+  }
+  return facts
+}
+
 const candidate = (request: ChatRequest, key: string, index: number): CandidateAnswer & { tokens: number } => {
   const rand = prng(fnv1a(`${key}|${request.seed ?? 0}|${index}`))
   const maxTokens = request.max_completion_tokens ?? Limits.defaultMaxCompletionTokens
@@ -116,7 +131,7 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
           ? pickTool(tools, textOf(last))
           : undefined
   if (tool !== undefined) {
-    const args = JSON.stringify(makeInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? ""))
+    const args = JSON.stringify(makeInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? "", 0, { quote: textOf(last) }))
     const call: ToolCall = {
       id: `chatcmpl-tool-${hexId(rand, 32)}`,
       type: "function",
@@ -128,7 +143,7 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
   const format = request.response_format
   const raw =
     format?.type === "json_schema" && format.json_schema
-      ? JSON.stringify(makeInstance(format.json_schema.schema, rand))
+      ? JSON.stringify(makeInstance(format.json_schema.schema, rand, "", 0, { facts: toolFacts(request.messages) }))
       : format?.type === "json_object"
         ? JSON.stringify({ answer: proseFor(request, rand) })
         : proseFor(request, rand)

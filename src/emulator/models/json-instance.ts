@@ -31,7 +31,30 @@ const makeNumber = (schema: JsonSchema, rand: () => number, integer: boolean): n
   return Math.round((lo + rand() * (hi - lo)) * 1000) / 1000
 }
 
-export const makeInstance = (schemaIn: unknown, rand: () => number, hint = "", depth = 0): unknown => {
+/**
+ * What the stand-in model "read": `quote`, the user's text, is what it puts in a string property
+ * named like a passage (`text`, `*_text`, `query`, `quote`); `facts`, values from tool results, are
+ * what it answers with for properties of the same name and a fitting type.
+ */
+export interface InstanceContext {
+  readonly quote?: string
+  readonly facts?: Readonly<Record<string, unknown>>
+}
+
+const QUOTED = /(^|_)(text|query|quote|passage)$/
+
+/** A fact fits a property when its JSON type is the property's (and it is one of an enum's values). */
+const fits = (value: unknown, schema: JsonSchema): boolean => {
+  if (value === undefined) return false
+  const types = Array.isArray(schema.type) ? (schema.type as ReadonlyArray<unknown>) : [schema.type]
+  if (value === null) return types.includes("null")
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false
+  return types.some((type) =>
+    type === "string" ? typeof value === "string" : type === "number" ? typeof value === "number" : type === "integer" ? Number.isInteger(value) : type === "boolean" ? typeof value === "boolean" : false
+  )
+}
+
+export const makeInstance = (schemaIn: unknown, rand: () => number, hint = "", depth = 0, context: InstanceContext = {}): unknown => {
   const schema = asSchema(schemaIn)
   if ("const" in schema) return schema.const
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[Math.floor(rand() * schema.enum.length)]
@@ -58,7 +81,11 @@ export const makeInstance = (schemaIn: unknown, rand: () => number, hint = "", d
     case "object": {
       const out: Record<string, unknown> = {}
       for (const [key, sub] of Object.entries(asSchema(schema.properties))) {
-        out[key] = makeInstance(sub, rand, hint, depth + 1)
+        const s = asSchema(sub)
+        const fact = context.facts?.[key]
+        if (fits(fact, s)) out[key] = fact
+        else if (context.quote !== undefined && QUOTED.test(key) && (s.type === "string" || (Array.isArray(s.type) && s.type.includes("string")))) out[key] = makeString({ maxLength: 2000, ...s }, rand, context.quote)
+        else out[key] = makeInstance(sub, rand, hint, depth + 1, context)
       }
       return out
     }

@@ -82,25 +82,30 @@ export const ToolChoice = Schema.Literal("none", "required", "auto")
 
 const Penalty = Schema.Number.pipe(Schema.between(-2, 2))
 
-export const ChatRequest = Schema.Struct({
-  model: Schema.NonEmptyString,
-  messages: Schema.Array(Message).pipe(Schema.minItems(1)),
+/** The sampling and length parameters of §4.1, with the spec's ranges (stage options reuse them). */
+export const ChatParameters = {
   frequency_penalty: Schema.optional(Penalty),
   max_completion_tokens: Schema.optional(Schema.Int.pipe(Schema.between(1, Limits.maxCompletionTokens))),
   n: Schema.optional(Schema.Int.pipe(Schema.between(Limits.nMin, Limits.nMax))),
   presence_penalty: Schema.optional(Penalty),
   repetition_penalty: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0))),
-  response_format: Schema.optional(ResponseFormat),
   seed: Schema.optional(Schema.Int),
   stop: Schema.optional(
     Schema.NullOr(Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.maxItems(Limits.maxStopStrings))))
   ),
-  stream: Schema.optional(Schema.Boolean),
   temperature: Schema.optional(Schema.Number.pipe(Schema.between(0, 2))),
-  tool_choice: Schema.optional(ToolChoice),
-  tools: Schema.optional(Schema.Array(Tool)),
   top_p: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1))),
   top_k: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(-1)))
+}
+
+export const ChatRequest = Schema.Struct({
+  model: Schema.NonEmptyString,
+  messages: Schema.Array(Message).pipe(Schema.minItems(1)),
+  ...ChatParameters,
+  response_format: Schema.optional(ResponseFormat),
+  stream: Schema.optional(Schema.Boolean),
+  tool_choice: Schema.optional(ToolChoice),
+  tools: Schema.optional(Schema.Array(Tool))
 }).pipe(
   Schema.filter((r) => {
     if (r.model === Models.guard && r.tools !== undefined) {
