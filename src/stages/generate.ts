@@ -129,7 +129,11 @@ export const generate = (options: GenerateOptions): Stage | string => {
         ? { type: "json_object" }
         : undefined
 
-  const ask = (svc: TextService, messages: ReadonlyArray<Message>, seed: number | undefined): Effect.Effect<Generated, ServiceError | IncompleteStreamError | ToolCallError> => {
+  const ask = (
+    svc: TextService,
+    messages: ReadonlyArray<Message>,
+    seed: number | undefined
+  ): Effect.Effect<{ readonly g: Generated; readonly tokens: number }, ServiceError | IncompleteStreamError | ToolCallError> => {
     const input = {
       model,
       messages,
@@ -137,8 +141,12 @@ export const generate = (options: GenerateOptions): Stage | string => {
       ...(seed !== undefined ? { seed } : {}),
       ...(responseFormat ? { response_format: responseFormat } : {})
     }
-    if (tools.length > 0) return toolRoundTrip(svc.chat, { ...input, tools }, handlers, options.maxToolRounds ?? 1).pipe(Effect.map((r) => toGenerated(r.completion, r.toolCalls)))
-    return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(Effect.map((c) => toGenerated(c)))
+    if (tools.length > 0) {
+      return toolRoundTrip(svc.chat, { ...input, tools }, handlers, options.maxToolRounds ?? 1).pipe(
+        Effect.map((r) => ({ g: toGenerated(r.completion, r.toolCalls), tokens: r.completion.usage.total_tokens }))
+      )
+    }
+    return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(Effect.map((c) => ({ g: toGenerated(c), tokens: c.usage.total_tokens })))
   }
 
   const request = (messages: ReadonlyArray<Message>, text: string): StageRequest<Generated> => {
@@ -150,24 +158,26 @@ export const generate = (options: GenerateOptions): Stage | string => {
       params: { system: system ?? null, sampling, response_format: responseFormat ?? null, tools: tools.map((t) => t.function), rounds: options.maxToolRounds ?? 1 },
       text,
       answer: Generated,
-      send: (svc) => {
-        const n = attempt++
-        const seed = json ? (options.seed ?? 0) + n : options.seed
-        return ask(svc, messages, seed).pipe(
-          Effect.flatMap((g): Effect.Effect<{ value: Generated; tokens: number }, OutputRejected> => {
-            if (!json) return Effect.succeed({ value: g, tokens: 0 })
-            const choice = g.choices[0]
-            if (choice?.finish_reason === "length") {
-              return Effect.fail({ _tag: "TruncatedOutput", message: "the JSON answer was cut at max_completion_tokens (finish_reason length): raise max_completion_tokens", retryable: false })
-            }
-            const checked = validateStructured(choice?.content ?? "", format.type === "json_schema" ? (format.schema as Record<string, unknown>) : undefined)
-            if (checked._tag === "Left") {
-              return Effect.fail({ _tag: "SchemaMismatch", message: `the answer does not conform to the schema (attempt ${n + 1} of ${attempts}): ${checked.left.detail}`, retryable: n + 1 < attempts })
-            }
-            return Effect.succeed({ value: g, tokens: 0 })
-          })
-        )
-      }
+      // Suspended: the engine re-runs the same effect on a retry, and each run must draw anew.
+      send: (svc) =>
+        Effect.suspend(() => {
+          const n = attempt++
+          const seed = json ? (options.seed ?? 0) + n : options.seed
+          return ask(svc, messages, seed).pipe(
+            Effect.flatMap(({ g, tokens }): Effect.Effect<{ value: Generated; tokens: number }, OutputRejected> => {
+              if (!json) return Effect.succeed({ value: g, tokens })
+              const choice = g.choices[0]
+              if (choice?.finish_reason === "length") {
+                return Effect.fail({ _tag: "TruncatedOutput", message: "the JSON answer was cut at max_completion_tokens (finish_reason length): raise max_completion_tokens", retryable: false })
+              }
+              const checked = validateStructured(choice?.content ?? "", format.type === "json_schema" ? (format.schema as Record<string, unknown>) : undefined)
+              if (checked._tag === "Left") {
+                return Effect.fail({ _tag: "SchemaMismatch", message: `the answer does not conform to the schema (attempt ${n + 1} of ${attempts}): ${checked.left.detail}`, retryable: n + 1 < attempts })
+              }
+              return Effect.succeed({ value: g, tokens })
+            })
+          )
+        })
     })
   }
 
