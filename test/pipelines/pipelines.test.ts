@@ -33,7 +33,7 @@ describe("pipelineForJob", () => {
   })
 
   it("names an unknown stage and lists the known ones", () => {
-    expect(error("stages:\n  - summarise: { fields: [a] }\n")).toBe('stages.0: unknown stage "summarise" (known: moderate, translate)')
+    expect(error("stages:\n  - summarise: { fields: [a] }\n")).toBe('stages.0: unknown stage "summarise" (known: moderate, embed, rerank, generate, translate)')
   })
 
   it("names an unknown or invalid stage option by its path", () => {
