@@ -7,12 +7,14 @@ import { emulatorCommand } from "./emulator-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
 import { reportCommand } from "./report-command.ts"
 import { runCommand } from "./run-command.ts"
+import { runsCommand } from "./runs-command.ts"
 import { searchCommand } from "./search-command.ts"
+import { statusCommand } from "./status-command.ts"
 import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([runCommand, reportCommand, searchCommand, emulatorCommand, demoCommand])
+  Command.withSubcommands([runCommand, statusCommand, runsCommand, reportCommand, searchCommand, emulatorCommand, demoCommand])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })

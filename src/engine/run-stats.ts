@@ -18,7 +18,7 @@ export class RunStats {
   private readonly stageCounts: Record<string, number> = {}
 
   constructor(initial: Partial<RunStatsSnapshot> = {}) {
-    this.s = { ...emptyStats, ...initial }
+    this.s = { ...emptyStats, since: Date.now(), ...initial }
   }
 
   setTotal(total: number, estimate: boolean) {

@@ -10,7 +10,7 @@
  * A stop ends the reading; records in flight finish within the grace period; the ledger is
  * flushed; the run stays resumable.
  */
-import { Duration, Effect, Option, Stream } from "effect"
+import { Duration, Effect, Fiber, Option, Schedule, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
 import { Ledger } from "../ledger/ledger.ts"
@@ -91,6 +91,12 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const ledger = yield* Ledger
     const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true)
     const { runId, resumed } = run
+    // The statistics saved every few seconds while the run goes, for `svc-batch status` in another
+    // terminal; stopped before the run is closed, so a late save never overwrites the final status.
+    const heartbeat = yield* Effect.forkScoped(
+      Effect.suspend(() => ledger.setRun(runId, "running", stats.snapshot())).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.delay(Duration.seconds(2)))
+    )
+    const close = (status: "aborted" | "interrupted" | "finished") => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats))
     const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service }, run.startedAt)
     const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, { referenceAnswers: settings.cache !== "off", keyOf: answers.keyOf })
 
@@ -135,14 +141,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     if (pass._tag === "Left") {
       const error = pass.left
       if (error._tag === "JobAborted") {
-        const counts = yield* closeRun(runId, "aborted", stats)
+        const counts = yield* close("aborted")
         return summary({ runId, resumed, status: "aborted", ...counts, readRejects, abortReason: error.reason })
       }
       yield* ledger.flush
       return yield* Effect.fail(error)
     }
     if (pass.right.stopped) {
-      const counts = yield* closeRun(runId, "interrupted", stats)
+      const counts = yield* close("interrupted")
       return summary({ runId, resumed, status: "interrupted", ...counts, readRejects })
     }
     stats.settleTotal()
@@ -152,7 +158,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
     const written = yield* writeOutputs({ ...settings, output: { ...settings.output, path: outputPath } }, runId)
-    const counts = yield* closeRun(runId, "finished", stats)
+    const counts = yield* close("finished")
     return summary({
       runId,
       resumed,

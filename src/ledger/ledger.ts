@@ -48,6 +48,8 @@ export interface Run {
   readonly stats: RunStatsSnapshot
   /** Where its answers came from: "emulator" or the service's base URL; null for older runs. */
   readonly service: string | null
+  /** When its statistics were last saved (a running run saves them every few seconds). */
+  readonly updatedAt: number | null
 }
 
 export type RecordOutcome =
@@ -117,6 +119,7 @@ interface RunRow {
   readonly finished_at: number | null
   readonly counters: string
   readonly service: string | null
+  readonly updated_at: number | null
 }
 
 interface RecordRow {
@@ -181,7 +184,8 @@ const toRun = (row: RunRow): Run => ({
   startedAt: row.started_at,
   finishedAt: row.finished_at,
   stats: decodeStats(row.counters),
-  service: row.service
+  service: row.service,
+  updatedAt: row.updated_at
 })
 
 export const makeLedger = (options: LedgerOptions) =>
@@ -211,7 +215,7 @@ export const makeLedger = (options: LedgerOptions) =>
         "SELECT coalesce(json_extract(output, ?), json_extract(output, ?)) AS value, count(*) AS n FROM records WHERE run_id = ? AND status = 'done' GROUP BY value"
       ),
       newRun: db.prepare("INSERT INTO runs (job, fingerprint, status, started_at) VALUES (?, ?, 'running', ?)"),
-      setRun: db.prepare("UPDATE runs SET status = ?, finished_at = ?, counters = ? WHERE id = ?"),
+      setRun: db.prepare("UPDATE runs SET status = ?, finished_at = ?, counters = ?, updated_at = ? WHERE id = ?"),
       setRunService: db.prepare("UPDATE runs SET service = ? WHERE id = ?"),
       runById: db.prepare<[number], RunRow>("SELECT * FROM runs WHERE id = ?"),
       countByStatus: db.prepare<[number], { status: RecordStatus; n: number }>(
@@ -310,7 +314,10 @@ export const makeLedger = (options: LedgerOptions) =>
       setRunService: (id, service) => Effect.sync(() => void q.setRunService.run(service, id)),
       startRun: (job, fingerprint) => Effect.sync(() => Number(q.newRun.run(job, fingerprint, Date.now()).lastInsertRowid)),
       setRun: (id, status, stats) =>
-        Effect.sync(() => void q.setRun.run(status, status === "running" ? null : Date.now(), encodeStats(stats), id)),
+        Effect.sync(() => {
+          const now = Date.now()
+          q.setRun.run(status, status === "running" ? null : now, encodeStats(stats), now, id)
+        }),
       counts: (runId) =>
         Effect.sync(() => {
           const out: Record<RecordStatus, number> = { done: 0, failed: 0 }

@@ -59,6 +59,8 @@ export const RunStatsSnapshot = Schema.Struct({
   retries: count,
   rateLimited: count,
   tokens: count,
+  /** When this invocation of the run started (ms since the epoch): its rate is measured from it. */
+  since: count,
   /** Counters stages report (e.g. translate_skipped). */
   stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) })
 })
