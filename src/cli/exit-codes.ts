@@ -9,6 +9,8 @@ export const ExitCode = {
   aborted: 3,
   /** Finished, but the report exceeds a threshold the job set (report.fail). */
   thresholds: 4,
+  /** `check`: a request to the service failed (key refused, wrong URL, unreachable, …). */
+  checkFailed: 5,
   interrupted: 130
 } as const
 

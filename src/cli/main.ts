@@ -2,6 +2,7 @@
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Fiber } from "effect"
+import { checkCommand } from "./check-command.ts"
 import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
@@ -14,7 +15,7 @@ import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([runCommand, statusCommand, runsCommand, reportCommand, searchCommand, emulatorCommand, demoCommand])
+  Command.withSubcommands([runCommand, statusCommand, runsCommand, reportCommand, searchCommand, checkCommand, emulatorCommand, demoCommand])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })

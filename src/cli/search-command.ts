@@ -55,7 +55,7 @@ export const searchCommand = Command.make(
       if (!existsSync(store.path)) return yield* fail(`${store.path}: no vector store yet: run the job first (svc-batch run ${o.job})`)
       if (o.rerank && store.text === undefined) return yield* fail(`${o.job}: --rerank needs the hits' texts: set store.text`)
       const feeder = pipeline.stages.find((s) => s.columns.some((c) => c.name === target.column))
-      const model = feeder?.models?.[0] ?? Models.embedding
+      const model = feeder?.calls.find((c) => c.endpoint === "embeddings")?.model ?? Models.embedding
 
       const results = yield* Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint

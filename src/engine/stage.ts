@@ -86,8 +86,8 @@ export interface Stage {
   readonly fanOut?: boolean
   /** Run the stage for a record only when this holds; otherwise its columns are null. */
   readonly when?: Condition
-  /** The models (limiter keys) its requests use, where fixed: for checks and for `search`. */
-  readonly models?: ReadonlyArray<string>
+  /** The endpoints and models its requests use (for `svc-batch check`, and `search`'s model). */
+  readonly calls: ReadonlyArray<{ readonly endpoint: Endpoint; readonly model: string }>
   readonly prepare: (fields: Fields) => Effect.Effect<Prepared, StageInputError>
 }
 

@@ -13,6 +13,7 @@ import { markRun, moderationPipeline, pipelineOf, readJsonl, runOnce, tempDir, w
 const unknownModelStage: Stage = {
   name: "moderate",
   reads: ["text"],
+  calls: [],
   columns: [column("verdict", ColumnType.string)],
   prepare: prepareSync((fields) =>
     prepared(
