@@ -5,6 +5,7 @@ import { Cause, Console, Effect, Exit, Fiber } from "effect"
 import { checkCommand } from "./check-command.ts"
 import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"
+import { gcCommand } from "./gc-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
 import { reportCommand } from "./report-command.ts"
 import { runCommand } from "./run-command.ts"
@@ -15,7 +16,7 @@ import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([runCommand, statusCommand, runsCommand, reportCommand, searchCommand, checkCommand, emulatorCommand, demoCommand])
+  Command.withSubcommands([runCommand, statusCommand, runsCommand, reportCommand, searchCommand, checkCommand, gcCommand, emulatorCommand, demoCommand])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })

@@ -20,6 +20,7 @@ import { parseRpm } from "./emulator-command.ts"
 import { ConfigError, describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { ExitCode } from "./exit-codes.ts"
 import { announceReport } from "./report-command.ts"
+import { describeGc } from "./gc-command.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
@@ -175,6 +176,21 @@ export const runCommand = Command.make("run", options, (o) =>
             const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
             if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
           }
+          // Retention, once the report has compared this run with the previous one; the run keeps
+          // its verdict counts for the trend of later reports.
+          const gc = yield* Effect.gen(function* () {
+            const ledger = yield* Ledger
+            if (pipeline.stages.some((s) => s.name === "moderate")) {
+              const verdictColumn = `${reportOptionsFor(pipeline, job.job.report).moderationPrefix}verdict`
+              const counts = yield* ledger.countByColumn(summary.runId, verdictColumn)
+              const run = yield* ledger.run(summary.runId)
+              if (Option.isSome(run)) {
+                yield* ledger.setRun(summary.runId, "finished", { ...run.value.stats, verdicts: Object.fromEntries(counts.map((c) => [c.value ?? "none", c.n])) })
+              }
+            }
+            return yield* ledger.gc(job.name, job.job.retention.runs, Date.now() - job.job.retention.answerDays * 86_400_000)
+          }).pipe(Effect.provide(Ledger.layer({ path: state })))
+          if (gc.records > 0 || gc.answers > 0) yield* Console.log(`  ledger  retention: ${describeGc(gc)}`)
           break
         }
         case "interrupted":

@@ -60,6 +60,16 @@ export const ReportSettings = Schema.Struct({
 export type ReportSettings = typeof ReportSettings.Type
 const defaultReport: ReportSettings = Schema.decodeUnknownSync(ReportSettings)({})
 
+/** How much of its history a job's ledger keeps (applied after every finished run, and by `gc`). */
+export const Retention = Schema.Struct({
+  /** Runs whose per-record outcomes are kept (the newest; older runs keep only their statistics). */
+  runs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2, { message: () => "at least 2: the report compares a run with the previous one" })), { default: () => 2 }),
+  /** Answers no kept record uses are deleted once older than this many days. */
+  answerDays: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 30 })
+})
+export type Retention = typeof Retention.Type
+const defaultRetention: Retention = Schema.decodeUnknownSync(Retention)({})
+
 /** One entry of `stages:`: `{ <stage type>: { options } }`, exactly one key. */
 const StageEntry = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
   Schema.filter((e) => Object.keys(e).length === 1 || `a stage is one key, its type, e.g. "- translate: { fields: [body], to: en }" (got ${Object.keys(e).length} keys)`)
@@ -95,6 +105,7 @@ export const JobFile = Schema.Struct({
   /** `required`: run only against the real service (SVC_BASE_URL), never the embedded emulator. */
   service: Schema.optionalWith(Schema.Literal("required", "any"), { default: () => "any" as const }),
   report: Schema.optionalWith(ReportSettings, { default: () => defaultReport }),
+  retention: Schema.optionalWith(Retention, { default: () => defaultRetention }),
   /** Knobs of the embedded emulator (src/emulator/knobs.ts); ignored when SVC_BASE_URL is set. */
   emulator: Schema.optional(EmulatorKnobs)
 }).pipe(

@@ -93,6 +93,23 @@ export interface LedgerService {
   /** Sets a run's status and statistics (after a flush, so they agree with the records). */
   readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void>
   readonly counts: (runId: number) => Effect.Effect<Readonly<Record<RecordStatus, number>>>
+  /**
+   * Retention: deletes the per-record outcomes of the job's runs older than its newest `keepRuns`
+   * (their run rows and statistics stay), then answers that no kept record refers to and that are
+   * older than `answersBefore` (ms since the epoch); compacts the file when a quarter or more of it
+   * is free. Flushes first; never run it while the job runs elsewhere.
+   */
+  readonly gc: (job: string, keepRuns: number, answersBefore: number) => Effect.Effect<GcResult, LedgerError>
+}
+
+export interface GcResult {
+  /** Runs whose records were deleted. */
+  readonly runs: ReadonlyArray<number>
+  readonly records: number
+  readonly answers: number
+  readonly bytesBefore: number
+  readonly bytesAfter: number
+  readonly compacted: boolean
 }
 
 type WriteOp =
@@ -266,7 +283,46 @@ export const makeLedger = (options: LedgerOptions) =>
       return q.answer.get(key, since)?.answer
     }
 
+    const fileBytes = () => {
+      const pages = db.pragma("page_count", { simple: true }) as number
+      const size = db.pragma("page_size", { simple: true }) as number
+      return pages * size
+    }
+    const gc = (job: string, keepRuns: number, answersBefore: number) =>
+      Effect.zipRight(
+        flush,
+        Effect.try({
+          try: (): GcResult => {
+            const bytesBefore = fileBytes()
+            const old = db.prepare<[string, number], { id: number }>("SELECT id FROM runs WHERE job = ? ORDER BY id DESC LIMIT -1 OFFSET ?").all(job, keepRuns)
+            const trimmed: Array<number> = []
+            const outcome = db.transaction(() => {
+              let records = 0
+              const del = db.prepare("DELETE FROM records WHERE run_id = ?")
+              for (const r of old) {
+                const n = del.run(r.id).changes
+                if (n > 0) trimmed.push(r.id)
+                records += n
+              }
+              // Answers still used by a kept record (of any job in this ledger) stay, however old.
+              db.exec("CREATE TEMP TABLE IF NOT EXISTS kept_keys (k TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept_keys;")
+              db.exec("INSERT OR IGNORE INTO kept_keys SELECT j.value FROM records, json_each(records.output, '$.keys') AS j WHERE records.output IS NOT NULL AND json_valid(records.output) AND json_type(records.output, '$.keys') = 'array'")
+              const answers = db.prepare("DELETE FROM answers WHERE created_at < ? AND content_key NOT IN (SELECT k FROM kept_keys)").run(answersBefore).changes
+              db.exec("DROP TABLE kept_keys")
+              return { records, answers }
+            })()
+            const free = db.pragma("freelist_count", { simple: true }) as number
+            const pages = db.pragma("page_count", { simple: true }) as number
+            const compacted = pages > 0 && free / pages >= 0.25
+            if (compacted) db.exec("VACUUM")
+            return { runs: trimmed, ...outcome, bytesBefore, bytesAfter: fileBytes(), compacted }
+          },
+          catch: (e) => new LedgerError({ path: options.path, detail: `gc failed: ${(e as Error).message}` })
+        })
+      )
+
     const service: LedgerService = {
+      gc,
       path: options.path,
       answer: (key, schema, since = 0) =>
         Effect.sync(() => {
