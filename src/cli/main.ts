@@ -7,6 +7,7 @@ import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"
 import { gcCommand } from "./gc-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
+import { planCommand } from "./plan-command.ts"
 import { reportCommand } from "./report-command.ts"
 import { runCommand } from "./run-command.ts"
 import { runsCommand } from "./runs-command.ts"
@@ -16,7 +17,7 @@ import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([runCommand, statusCommand, runsCommand, reportCommand, searchCommand, checkCommand, gcCommand, emulatorCommand, demoCommand])
+  Command.withSubcommands([runCommand, planCommand, statusCommand, runsCommand, reportCommand, searchCommand, checkCommand, gcCommand, emulatorCommand, demoCommand])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })

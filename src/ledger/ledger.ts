@@ -72,6 +72,8 @@ export interface LedgerService {
   readonly path: string
   /** A stored (or queued) answer written at or after `since` (ms), decoded; none if absent or of another shape. */
   readonly answer: <A>(key: string, schema: StoredSchema<A>, since?: number) => Effect.Effect<Option.Option<A>>
+  /** Whether an answer is stored (or queued) under `key`, without reading it. */
+  readonly hasAnswer: (key: string) => Effect.Effect<boolean>
   /** A stored answer as plain JSON (to resolve a reference to it). */
   readonly answerJson: (key: string) => Effect.Effect<Option.Option<unknown>>
   readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void>
@@ -213,6 +215,7 @@ export const makeLedger = (options: LedgerOptions) =>
     )
     const q = {
       answer: db.prepare<[string, number], { answer: Stored }>("SELECT answer FROM answers WHERE content_key = ? AND created_at >= ?"),
+      hasAnswer: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM answers WHERE content_key = ?"),
       putAnswer: db.prepare(
         "INSERT INTO answers (content_key, endpoint, model, answer, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT (content_key) DO UPDATE SET answer = excluded.answer, tokens = excluded.tokens, created_at = excluded.created_at"
@@ -323,6 +326,7 @@ export const makeLedger = (options: LedgerOptions) =>
 
     const service: LedgerService = {
       gc,
+      hasAnswer: (key) => Effect.sync(() => pending.has(key) || q.hasAnswer.get(key) !== undefined),
       path: options.path,
       answer: (key, schema, since = 0) =>
         Effect.sync(() => {
