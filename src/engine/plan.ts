@@ -47,7 +47,7 @@ export interface Plan {
   readonly minutes: number | undefined
 }
 
-interface Tally {
+export interface Tally {
   stage: string
   endpoint: string
   model: string
