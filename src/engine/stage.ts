@@ -86,6 +86,11 @@ export interface Stage {
   readonly fanOut?: boolean
   /** Run the stage for a record only when this holds; otherwise its columns are null. */
   readonly when?: Condition
+  /**
+   * The models (limiter keys) its requests go to, so `limits.rpm` / `--rpm` can be checked
+   * against them before a run. Absent: unknown, and rpm keys are not checked.
+   */
+  readonly models?: ReadonlyArray<string>
   readonly prepare: (fields: Fields) => Effect.Effect<Prepared, StageInputError>
 }
 
@@ -95,6 +100,16 @@ export interface Pipeline {
   readonly stages: ReadonlyArray<Stage>
   /** Every stage's columns, in order. */
   readonly columns: ReadonlyArray<Column>
+}
+
+/** Every model the pipeline's stages send to; undefined when a stage does not say. */
+export const pipelineModels = (pipeline: Pipeline): ReadonlyArray<string> | undefined => {
+  const models = new Set<string>()
+  for (const stage of pipeline.stages) {
+    if (stage.models === undefined) return undefined
+    for (const m of stage.models) models.add(m)
+  }
+  return [...models]
 }
 
 export class PipelineError extends Data.TaggedError("PipelineError")<{ readonly pipeline: string; readonly detail: string }> {
