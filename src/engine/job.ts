@@ -217,6 +217,13 @@ export interface ResolvedJob {
   readonly cache: typeof CacheMode.Type
 }
 
+/**
+ * Where a job's ledger lives unless `state:` / `--state` says otherwise: beside the job file, in
+ * `.svc-batch/<name>.ledger.sqlite`. It depends on the job only, never on `--output`: a nightly
+ * run pointed at a dated output folder reuses last night's answers.
+ */
+export const defaultLedgerPath = (jobDir: string, name: string): string => join(jobDir, ".svc-batch", `${name}.ledger.sqlite`)
+
 function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
 }
@@ -246,7 +253,7 @@ export const resolveJob = (
     const outputFormat = overrides.outputFormat ?? job.output.format ?? formatOf(output) ?? inputFormat
     const stem = join(dirname(output), basename(output, extname(output)))
     const rejects = overrides.rejects !== undefined ? fromCli(overrides.rejects) : job.output.rejects ? fromJob(job.output.rejects) : `${stem}.rejects.jsonl`
-    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : join(dirname(output), `${job.name}.ledger.sqlite`)
+    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : defaultLedgerPath(dir, job.name)
     return {
       file,
       job,

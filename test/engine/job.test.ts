@@ -49,7 +49,15 @@ describe("resolveJob", () => {
       expect(job.input).toEqual({ path: join(dir, "in.csv"), format: "csv", id: undefined })
       expect(job.output).toEqual({ path: join(dir, "out/result.parquet"), format: "parquet" })
       expect(job.rejects).toBe(join(dir, "out/result.rejects.jsonl"))
-      expect(job.state).toBe(join(dir, "out/j.ledger.sqlite"))
+      expect(job.state).toBe(join(dir, ".svc-batch/j.ledger.sqlite"))
+    })
+  )
+
+  it.effect("keeps the default ledger beside the job file, whatever --output says", () =>
+    Effect.gen(function* () {
+      const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
+      const job = yield* resolveJob(path, { output: join(tmpdir(), "2024-06-01", "result.parquet") })
+      expect(job.state).toBe(join(dir, ".svc-batch/j.ledger.sqlite"))
     })
   )
 
