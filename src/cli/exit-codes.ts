@@ -1,3 +1,5 @@
+import { ValidationError } from "@effect/cli"
+
 /** Exit codes of every command (documented in the README). */
 export const ExitCode = {
   ok: 0,
@@ -16,10 +18,15 @@ export const ExitCode = {
 
 /** The exit code for an error that reached the top of a command. */
 export const exitCodeFor = (error: unknown): number => {
+  // @effect/cli's parse errors (unknown flag, missing file, bad value) are tagged by kind
+  // (InvalidValue, MissingValue, …), not "ValidationError".
+  if (ValidationError.isValidationError(error)) return ExitCode.invalid
   const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
   switch (tag) {
     case "ConfigError":
     case "JobFileError":
+    case "OptionError":
+    case "EmulatorStartError":
     case "PipelineError":
     case "OriginChanged":
     case "SourceError":

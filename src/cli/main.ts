@@ -1,5 +1,5 @@
 /** The `svc-batch` command. Layers for each subcommand are assembled in that subcommand's file. */
-import { Command } from "@effect/cli"
+import { Command, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Fiber } from "effect"
 import { checkCommand } from "./check-command.ts"
@@ -13,6 +13,7 @@ import { runCommand } from "./run-command.ts"
 import { runsCommand } from "./runs-command.ts"
 import { searchCommand } from "./search-command.ts"
 import { statusCommand } from "./status-command.ts"
+import { withPlainConsole } from "./plain-console.ts"
 import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
@@ -23,12 +24,15 @@ const root = Command.make("svc-batch").pipe(
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
 
 const program = cli(process.argv).pipe(
-  // A failure prints one clear line (no stack) and sets the documented exit code.
+  // A failure prints one clear line (no stack) and sets the documented exit code. A bad command
+  // line (unknown flag, missing file, bad value) was already printed by @effect/cli, in words:
+  // it only sets the exit code (a ValidationError is not an Error and has no message).
   Effect.catchAll((error) =>
-    Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`).pipe(
+    (ValidationError.isValidationError(error) ? Effect.void : Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`)).pipe(
       Effect.andThen(Effect.sync(() => void (process.exitCode = exitCodeFor(error))))
     )
   ),
+  withPlainConsole,
   Effect.provide(NodeContext.layer)
 )
 

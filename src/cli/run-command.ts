@@ -5,12 +5,13 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob } from "../engine/job.ts"
+import { JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
 import { reportProgress, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
 import { RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
+import { pipelineModels } from "../engine/stage.ts"
 import { fingerprintFile } from "../io/fingerprint.ts"
 import { openSource } from "../io/open-source.ts"
 import type { Format } from "../io/source.ts"
@@ -92,6 +93,10 @@ export const runCommand = Command.make("run", options, (o) =>
         cache: opt(o.cache)
       })
       const pipeline = yield* pipelineForJob(o.job, job.job)
+      const unusedRpm = unusedRpmModels(job.limits.rpm, pipelineModels(pipeline))
+      if (unusedRpm !== undefined) {
+        return yield* rpm !== undefined ? new OptionError({ flag: "--rpm", detail: unusedRpm }) : new JobFileError({ file: o.job, detail: `limits.rpm: ${unusedRpm}` })
+      }
       if (sinks[job.output.format] === undefined) {
         return yield* fail(`${o.job}: output.format: unknown sink ${JSON.stringify(job.output.format)} (known: ${Object.keys(sinks).join(", ")})`)
       }

@@ -99,6 +99,16 @@ export interface Pipeline {
   readonly columns: ReadonlyArray<Column>
 }
 
+/** Every model the pipeline's stages send to; undefined when a stage does not say (no calls declared). */
+export const pipelineModels = (pipeline: Pipeline): ReadonlyArray<string> | undefined => {
+  const models = new Set<string>()
+  for (const stage of pipeline.stages) {
+    if (stage.calls.length === 0) return undefined
+    for (const c of stage.calls) models.add(c.model)
+  }
+  return [...models]
+}
+
 export class PipelineError extends Data.TaggedError("PipelineError")<{ readonly pipeline: string; readonly detail: string }> {
   override get message() {
     return `pipeline ${this.pipeline}: ${this.detail}`

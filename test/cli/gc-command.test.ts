@@ -12,7 +12,7 @@ const nightly = (extra = "") => {
   const input = writeCorpus(dir, 2000)
   const job = join(dir, "job.yaml")
   writeFileSync(job, `name: nightly\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\n${extra}`)
-  return { dir, job, ledger: join(dir, "out", "nightly.ledger.sqlite") }
+  return { dir, job, ledger: join(dir, ".svc-batch", "nightly.ledger.sqlite") }
 }
 
 describe("ledger retention", () => {

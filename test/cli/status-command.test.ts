@@ -31,7 +31,7 @@ describe("svc-batch status", () => {
     const job = join(dir, "job.yaml")
     // 20 records/s: the run takes ~15 s, long enough to look at while it goes.
     writeFileSync(job, `name: watched\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\nlimits: { rpm: { svc3-guard: 1200 } }\nreport: { enabled: false }\n`)
-    const ledger = join(dir, "out", "watched.ledger.sqlite")
+    const ledger = join(dir, ".svc-batch", "watched.ledger.sqlite")
     const run = spawnCli(["run", job], env)
     while (doneInLedger(ledger) < 40) await new Promise((r) => setTimeout(r, 100))
     await new Promise((r) => setTimeout(r, 2500)) // a heartbeat has saved the statistics
