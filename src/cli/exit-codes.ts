@@ -13,6 +13,8 @@ export const ExitCode = {
   thresholds: 4,
   /** `check`: a request to the service failed (key refused, wrong URL, unreachable, …). */
   checkFailed: 5,
+  /** `run --max-requests N`: the budget was spent; the run stopped cleanly and is resumable. */
+  budgetSpent: 6,
   interrupted: 130
 } as const
 

@@ -22,6 +22,7 @@ import { ConfigError, describeEndpoint, originOf, serviceLayer, ServiceEndpoint 
 import { ExitCode } from "./exit-codes.ts"
 import { announceReport } from "./report-command.ts"
 import { describeGc } from "./gc-command.ts"
+import { planLines, planOf } from "./plan-command.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
@@ -53,7 +54,12 @@ const options = {
   ),
   retryFailed: Options.boolean("retry-failed").pipe(Options.withDescription("also retry the records that failed")),
   newRun: Options.boolean("new-run").pipe(Options.withDescription("start a new run even if the last one is unfinished (e.g. after switching between the emulator and the service)")),
-  graceMs: Options.integer("grace-ms").pipe(Options.withDescription("after a stop, how long requests in flight may finish"), Options.optional)
+  graceMs: Options.integer("grace-ms").pipe(Options.withDescription("after a stop, how long requests in flight may finish"), Options.optional),
+  maxRequests: Options.integer("max-requests").pipe(
+    Options.withDescription("a budget: after N requests the run stops as on Ctrl-C (resumable, exit 6)"),
+    Options.optional
+  ),
+  dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing"))
 }
 
 const fail = (detail: string) => Effect.fail(new ConfigError({ detail }))
@@ -93,6 +99,13 @@ export const runCommand = Command.make("run", options, (o) =>
         cache: opt(o.cache)
       })
       const pipeline = yield* pipelineForJob(o.job, job.job)
+      const maxRequests = opt(o.maxRequests)
+      if (maxRequests !== undefined && maxRequests < 1) return yield* new OptionError({ flag: "--max-requests", detail: `expected a whole number of 1 or more, got ${maxRequests}` })
+      if (o.dryRun) {
+        const { plan, origin } = yield* planOf(o.job, job)
+        yield* Console.log(planLines(job, plan, origin).join("\n"))
+        return
+      }
       const unusedRpm = unusedRpmModels(job.limits.rpm, pipelineModels(pipeline))
       if (unusedRpm !== undefined) {
         return yield* rpm !== undefined ? new OptionError({ flag: "--rpm", detail: unusedRpm }) : new JobFileError({ file: o.job, detail: `limits.rpm: ${unusedRpm}` })
@@ -146,6 +159,7 @@ export const runCommand = Command.make("run", options, (o) =>
               maxConcurrency: job.limits.concurrency,
               retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
               stop,
+              maxRequests,
               grace: Duration.millis(job.limits.graceMs)
             },
             stats
@@ -199,8 +213,13 @@ export const runCommand = Command.make("run", options, (o) =>
           break
         }
         case "interrupted":
-          yield* Console.log(`  interrupted: run the same command again to resume (ledger ${state})`)
-          process.exitCode = ExitCode.interrupted
+          if (summary.budgetSpent) {
+            yield* Console.log(`  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${state})`)
+            process.exitCode = ExitCode.budgetSpent
+          } else {
+            yield* Console.log(`  interrupted: run the same command again to resume (ledger ${state})`)
+            process.exitCode = ExitCode.interrupted
+          }
           break
         case "aborted":
           yield* Console.error(`svc-batch: aborted: ${summary.abortReason}`)

@@ -24,6 +24,7 @@ import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
+import { makeRequestBudget } from "./request-budget.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -52,6 +53,8 @@ export interface RunSettings {
   readonly breakerThreshold?: number | undefined
   /** Completes when the user asks to stop (first SIGINT/SIGTERM). */
   readonly stop: Effect.Effect<void>
+  /** Requests this invocation may send (`--max-requests`); reaching it stops the run as a stop does. */
+  readonly maxRequests?: number | undefined
   /** How long records in flight may take to finish after a stop. */
   readonly grace: Duration.Duration
 }
@@ -60,6 +63,8 @@ export interface RunSummary {
   readonly runId: number
   readonly resumed: boolean
   readonly status: "finished" | "interrupted" | "aborted"
+  /** An interrupted run stopped by its request budget rather than a signal. */
+  readonly budgetSpent?: boolean
   readonly done: number
   readonly failed: number
   readonly readRejects: number
@@ -97,7 +102,9 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       Effect.suspend(() => ledger.setRun(runId, "running", stats.snapshot())).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.delay(Duration.seconds(2)))
     )
     const close = (status: "aborted" | "interrupted" | "finished") => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats))
-    const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service }, run.startedAt)
+    const budget = yield* makeRequestBudget(settings.maxRequests)
+    let budgetSpent = false
+    const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, run.startedAt)
     const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, { referenceAnswers: settings.cache !== "off", keyOf: answers.keyOf })
 
     const process = (record: SourceRecord) => {
@@ -134,7 +141,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       })
     )
     const pass = yield* Effect.either(
-      runPool({ items: records, workers: settings.recordConcurrency, process: handle, stop: settings.stop, grace: settings.grace })
+      runPool({
+        items: records,
+        workers: settings.recordConcurrency,
+        process: handle,
+        stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))),
+        grace: settings.grace,
+        drained: budget.drained
+      })
     )
     const readRejects = stats.snapshot().readRejects
 
@@ -149,7 +163,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     }
     if (pass.right.stopped) {
       const counts = yield* close("interrupted")
-      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects })
+      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects, ...(budgetSpent ? { budgetSpent } : {}) })
     }
     stats.settleTotal()
     yield* ledger.flush
