@@ -31,6 +31,7 @@ export const exitCodeFor = (error: unknown): number => {
     case "EmulatorStartError":
     case "PipelineError":
     case "OriginChanged":
+    case "CannotReopen":
     case "SourceError":
     case "LedgerError":
     case "InvalidRequestError":

@@ -9,6 +9,7 @@ import { gcCommand } from "./gc-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
 import { planCommand } from "./plan-command.ts"
 import { reportCommand } from "./report-command.ts"
+import { retryCommand } from "./retry-command.ts"
 import { runCommand } from "./run-command.ts"
 import { runsCommand } from "./runs-command.ts"
 import { searchCommand } from "./search-command.ts"
@@ -18,7 +19,7 @@ import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([runCommand, planCommand, statusCommand, runsCommand, reportCommand, searchCommand, checkCommand, gcCommand, emulatorCommand, demoCommand])
+  Command.withSubcommands([runCommand, planCommand, statusCommand, runsCommand, retryCommand, reportCommand, searchCommand, checkCommand, gcCommand, emulatorCommand, demoCommand])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })

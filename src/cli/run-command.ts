@@ -70,7 +70,10 @@ const rowEstimate = (path: string, format: Format, lines: number) =>
     ? Effect.promise(async () => Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows))
     : Effect.succeed(Math.max(0, format === "csv" ? lines - 1 : lines))
 
-export const runCommand = Command.make("run", options, (o) =>
+/** What the `run` command's handler takes; `retry` gives the same with `reopen`. */
+export type RunInput = Command.Command.ParseConfig<typeof options> & { readonly reopen?: number | undefined }
+
+export const executeRun = (o: RunInput) =>
   Effect.scoped(
     Effect.gen(function* () {
       const rpm = yield* Option.match(o.rpm, {
@@ -145,6 +148,7 @@ export const runCommand = Command.make("run", options, (o) =>
               job: job.name,
               service: originOf(endpoint),
               newRun: o.newRun,
+              reopen: o.reopen,
               pipeline,
               source: openSource(input, inputFormat),
               fingerprint,
@@ -228,4 +232,7 @@ export const runCommand = Command.make("run", options, (o) =>
       }
     })
   )
-).pipe(Command.withDescription("Run a job: read the input, run the pipeline's stages, write the enriched output and rejects"))
+
+export const runCommand = Command.make("run", options, executeRun).pipe(
+  Command.withDescription("Run a job: read the input, run the pipeline's stages, write the enriched output and rejects. Example: svc-batch run jobs/nightly.yaml --max-requests 50000")
+)

@@ -32,6 +32,8 @@ export interface RunSettings {
   readonly service?: string | undefined
   /** Start a new run even when the last one could be resumed. */
   readonly newRun?: boolean | undefined
+  /** Reopen this run (finished or not) instead: `retry` asks its failed records again. */
+  readonly reopen?: number | undefined
   readonly pipeline: Pipeline
   readonly source: Source
   readonly fingerprint: string
@@ -94,7 +96,7 @@ const summary = (s: RunSummary): RunSummary => s
 export const runPipeline = (settings: RunSettings, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true)
+    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen)
     const { runId, resumed } = run
     // The statistics saved every few seconds while the run goes, for `svc-batch status` in another
     // terminal; stopped before the run is closed, so a late save never overwrites the final status.
