@@ -1,6 +1,6 @@
 /** The `svc-batch` command. Layers for each subcommand are assembled in that subcommand's file. */
 import { Command, ValidationError } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Fiber } from "effect"
 import { checkCommand } from "./check-command.ts"
 import { demoCommand } from "./demo-command.ts"
