@@ -106,6 +106,8 @@ export const runCommand = Command.make("run", options, (o) =>
       const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
       stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
       const stop = yield* gracefulStop
+      // After a stop the line says so (and shows no ETA) until the records in flight are done.
+      yield* Effect.forkScoped(Effect.zipRight(stop, Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))))
 
       const work = Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint
@@ -119,7 +121,7 @@ export const runCommand = Command.make("run", options, (o) =>
         }
         // The progress display lives exactly as long as the run, so it is gone before the summary.
         return yield* Effect.zipRight(
-          reportProgress(pipeline.stages.map((s) => s.name).join("→"), stats, process.stderr.isTTY === true),
+          reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" }),
           runPipeline(
             {
               job: job.name,
@@ -149,7 +151,7 @@ export const runCommand = Command.make("run", options, (o) =>
         Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
-      yield* Console.log(`${headline}\n  ${summaryLine(stats)}`)
+      yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
       switch (summary.status) {
         case "finished": {
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)

@@ -86,6 +86,11 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const ledger = yield* Ledger
     const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true)
     const { runId, resumed } = run
+    if (resumed) {
+      const earlier = yield* ledger.counts(runId)
+      stats.setCarried(earlier.done + earlier.failed)
+    }
+    stats.setPhase("processing")
     const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service }, run.startedAt)
     const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, { referenceAnswers: settings.cache !== "off", keyOf: answers.keyOf })
 
@@ -146,7 +151,10 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
-    yield* writeOutputs({ ...settings, output: { ...settings.output, path: outputPath } }, runId)
+    stats.setPhase("writing")
+    // Counted for the progress line: the output pass reads the source once more.
+    const counted: Source = { ...settings.source, items: () => settings.source.items().pipe(Stream.tap(() => Effect.sync(() => stats.rowWritten()))) }
+    yield* writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId)
     const counts = yield* closeRun(runId, "finished", stats)
     return summary({
       runId,
