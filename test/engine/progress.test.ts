@@ -5,7 +5,7 @@ import { formatDuration, type ProgressSnapshot, progressEta, renderProgress, Sta
 
 const T0 = 1_700_000_000_000
 
-const snapshot = (over: Partial<ProgressSnapshot> & { counters?: Partial<ProgressSnapshot["counters"]> } = {}): ProgressSnapshot => ({
+const snapshot = (over: Partial<Omit<ProgressSnapshot, "counters">> & { counters?: Partial<ProgressSnapshot["counters"]> } = {}): ProgressSnapshot => ({
   phase: "processing",
   phaseStartedAt: T0,
   processingStartedAt: T0,
