@@ -159,10 +159,24 @@ export const describeIssues = (error: ParseResult.ParseError, prefix: ReadonlyAr
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   // An optional section with a bad field also fails the section's "or absent" branch: noise.
   const useful = issues.filter((i) => !(i.message.startsWith("Expected undefined,") && issues.some((j) => j !== i && j.path.length > i.path.length)))
-  return useful
-    .map((i) => {
-      const path = [...prefix, ...i.path]
-      return `${path.length ? path.join(".") : "(top level)"}: ${i._tag === "Unexpected" ? "unknown field" : i.message}`
+  // A value that matches no member of a union fails each member: one line with the allowed values.
+  const lines = new Map<string, { readonly path: string; readonly expected: Array<string>; actual: string | undefined; readonly others: Array<string> }>()
+  for (const i of useful) {
+    const path = [...prefix, ...i.path]
+    const key = path.length ? path.join(".") : "(top level)"
+    const line = lines.get(key) ?? { path: key, expected: [], actual: undefined, others: [] }
+    lines.set(key, line)
+    const m = i._tag === "Type" ? /^Expected (.+), actual (.+)$/s.exec(i.message) : null
+    if (m && (line.actual === undefined || line.actual === m[2])) {
+      if (!line.expected.includes(m[1]!)) line.expected.push(m[1]!)
+      line.actual = m[2]
+    } else line.others.push(i._tag === "Unexpected" ? "unknown field" : i.message)
+  }
+  return [...lines.values()]
+    .flatMap((l) => {
+      // An optional field's "or absent" branch is no help for a value that is there.
+      const expected = l.expected.length > 1 ? l.expected.filter((e) => e !== "undefined") : l.expected
+      return [...(expected.length ? [`${l.path}: Expected ${expected.join(" | ")}, actual ${l.actual}`] : []), ...l.others.map((m) => `${l.path}: ${m}`)]
     })
     .join("; ")
 }

@@ -36,6 +36,10 @@ describe("job files", () => {
     expect(problem(`${base}stages:\n  - { moderate: { fields: [a] }, translate: { fields: [a], to: en } }\n`)).toMatch(/^stages\.0: a stage is one key/)
   })
 
+  it("names the allowed values of a union once, not one line per alternative", () => {
+    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\ncache: sometimes\n`)).toBe(`cache: Expected "read-write" | "refresh" | "off", actual "sometimes"`)
+  })
+
   it("names an unknown field by its path", () => {
     expect(problem(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurency: 3 }\n`)).toBe("limits.concurency: unknown field")
   })
