@@ -115,6 +115,10 @@ export const runCommand = Command.make("run", options, (o) =>
         const estimate = stats.snapshot()
         yield* Console.log(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
         yield* Console.log(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+        if (job.formerDefaultState !== undefined) {
+          const { path, moveTo } = job.formerDefaultState
+          yield* Console.log(`  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`)
+        }
         const last = yield* ledger.lastRun(job.name)
         if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
           yield* Console.log(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)

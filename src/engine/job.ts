@@ -227,6 +227,8 @@ export interface ResolvedJob {
   readonly output: { readonly path: string; readonly format: string }
   readonly rejects: string
   readonly state: string
+  /** The ledger was found at its former default place (beside the output), not yet moved. */
+  readonly formerDefaultState?: { readonly path: string; readonly moveTo: string }
   readonly limits: Limits
   readonly cache: typeof CacheMode.Type
 }
@@ -267,7 +269,14 @@ export const resolveJob = (
     const outputFormat = overrides.outputFormat ?? job.output.format ?? formatOf(output) ?? inputFormat
     const stem = join(dirname(output), basename(output, extname(output)))
     const rejects = overrides.rejects !== undefined ? fromCli(overrides.rejects) : job.output.rejects ? fromJob(job.output.rejects) : `${stem}.rejects.jsonl`
-    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : defaultLedgerPath(dir, job.name)
+    const defaulted = overrides.state === undefined && job.state === undefined
+    const fresh = defaultLedgerPath(dir, job.name)
+    // A ledger at the former default place (beside the output) is used until it is moved: an
+    // upgrade must not re-ask what it already holds.
+    const former = defaulted && !existsSync(fresh)
+      ? [dirname(output), dirname(fromJob(job.output.path))].map((d) => join(d, `${job.name}.ledger.sqlite`)).find((p) => existsSync(p))
+      : undefined
+    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : former ?? fresh
     return {
       file,
       job,
@@ -276,6 +285,7 @@ export const resolveJob = (
       output: { path: output, format: outputFormat },
       rejects,
       state,
+      ...(former !== undefined ? { formerDefaultState: { path: former, moveTo: fresh } } : {}),
       limits: { ...job.limits, ...limits },
       cache: overrides.cache ?? job.cache
     } satisfies ResolvedJob
