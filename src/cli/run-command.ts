@@ -6,7 +6,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
 import { JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
-import { reportProgress, summaryLine } from "../engine/progress.ts"
+import { reportProgress, statusLine, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
 import { RunStats } from "../engine/run-stats.ts"
@@ -103,56 +103,61 @@ export const runCommand = Command.make("run", options, (o) =>
       const state = job.state
 
       const stats = new RunStats()
-      const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
-      stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
       const stop = yield* gracefulStop
       // After a stop the line says so (and shows no ETA) until the records in flight are done.
       yield* Effect.forkScoped(Effect.zipRight(stop, Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))))
 
-      const work = Effect.gen(function* () {
+      // A line on stdout while the progress line may be drawn on the same terminal: cleared first.
+      const say = (text: string) => Effect.zipRight(Effect.sync(() => statusLine.clear()), Console.log(text))
+      const work = (fingerprint: string) => Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint
         const ledger = yield* Ledger
         const estimate = stats.snapshot()
-        yield* Console.log(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
-        yield* Console.log(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+        yield* say(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
+        yield* say(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
         if (job.formerDefaultState !== undefined) {
           const { path, moveTo } = job.formerDefaultState
-          yield* Console.log(`  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`)
+          yield* say(`  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`)
         }
         const last = yield* ledger.lastRun(job.name)
         if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
-          yield* Console.log(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
+          yield* say(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
         }
-        // The progress display lives exactly as long as the run, so it is gone before the summary.
-        return yield* Effect.zipRight(
-          reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" }),
-          runPipeline(
-            {
-              job: job.name,
-              service: originOf(endpoint),
-              newRun: o.newRun,
-              pipeline,
-              source: openSource(input, inputFormat),
-              fingerprint,
-              output: job.output,
-              rejectsPath: job.rejects,
-              idField: job.input.id,
-              cache: job.cache,
-              retryFailed: o.retryFailed,
-              recordConcurrency: job.limits.records,
-              rpm: job.limits.rpm,
-              maxConcurrency: job.limits.concurrency,
-              retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
-              stop,
-              grace: Duration.millis(job.limits.graceMs)
-            },
-            stats
-          )
+        return yield* runPipeline(
+          {
+            job: job.name,
+            service: originOf(endpoint),
+            newRun: o.newRun,
+            pipeline,
+            source: openSource(input, inputFormat),
+            fingerprint,
+            output: job.output,
+            rejectsPath: job.rejects,
+            idField: job.input.id,
+            cache: job.cache,
+            retryFailed: o.retryFailed,
+            recordConcurrency: job.limits.records,
+            rpm: job.limits.rpm,
+            maxConcurrency: job.limits.concurrency,
+            retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
+            stop,
+            grace: Duration.millis(job.limits.graceMs)
+          },
+          stats
         ).pipe(Effect.scoped)
       })
 
-      const summary = yield* work.pipe(
-        Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
+      // The progress display lives from the first read of the input (fingerprint, count: the
+      // reading phase) to the end of the run, so it is gone before the summary.
+      const summary = yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
+          const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
+          stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
+          return yield* work(fingerprint).pipe(
+            Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
+          )
+        })
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
       yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)

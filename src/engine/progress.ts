@@ -124,7 +124,9 @@ export const renderProgress = (s: ProgressSnapshot, width?: number): string => {
   }
   let line = kept.map((p) => p.text).join(" · ")
   const c = s.counters
-  const room = max - line.length - 1
+  // Room kept for the ETA and rate that appear after the first second, so the bar does not come and go.
+  const pending = s.phase === "processing" && progressRate(s) === undefined ? " · ETA 00m00s · 00.0 rec/s".length : 0
+  const room = max - line.length - 1 - pending
   if ((s.phase === "processing" || s.phase === "stopping") && c.total > 0 && kept.length === all.length && room >= BAR_MIN) {
     // Where the counters end: after the phase and the done/total part.
     const head = `${kept[0]!.text} · ${kept[1]!.text}`
