@@ -5,7 +5,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
-import { JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
+import { CacheMode, InputFormat, JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
 import { reportProgress, statusLine, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
@@ -28,7 +28,7 @@ import { gracefulStop } from "./shutdown.ts"
 import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
 
 const formatOption = (name: string, what: string) =>
-  Options.choice(name, ["csv", "jsonl", "parquet"] as const).pipe(Options.withDescription(what), Options.optional)
+  Options.choice(name, InputFormat.literals).pipe(Options.withDescription(what), Options.optional)
 
 const options = {
   job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
@@ -45,7 +45,8 @@ const options = {
   concurrency: Options.integer("concurrency").pipe(Options.withDescription("most requests in flight per model"), Options.optional),
   records: Options.integer("records").pipe(Options.withDescription("records in progress at once"), Options.optional),
   maxAttempts: Options.integer("max-attempts").pipe(Options.withDescription("attempts per request (429s do not count)"), Options.optional),
-  cache: Options.choice("cache", ["read-write", "refresh", "off"] as const).pipe(
+  // The choices are the job file's (one Schema for both).
+  cache: Options.choice("cache", CacheMode.literals).pipe(
     Options.withDescription("answer cache: read-write (default), refresh (re-ask answers older than the run), off"),
     Options.optional
   ),

@@ -28,7 +28,7 @@ export class OptionError extends Data.TaggedError("OptionError")<{ readonly flag
   }
 }
 
-const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
+export const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
 export const CacheMode = Schema.Literal("read-write", "refresh", "off")
