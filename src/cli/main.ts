@@ -1,7 +1,7 @@
 /** The `svc-batch` command. Layers for each subcommand are assembled in that subcommand's file. */
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Console, Effect, Exit, Fiber } from "effect"
+import { Cause, Console, Effect, Exit, Fiber, Logger, LogLevel } from "effect"
 import { checkCommand } from "./check-command.ts"
 import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"
@@ -24,6 +24,15 @@ const root = Command.make("svc-batch").pipe(
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
 
+/**
+ * Log lines (progress off a terminal, warnings) on stderr as `[time] text`, the level named when
+ * it is not INFO. `--log-level` (built into @effect/cli) sets the minimum level they pass.
+ */
+const plainLogger = Logger.make(({ logLevel, message, date }) => {
+  const text = (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : String(m))).join(" ")
+  process.stderr.write(`[${date.toISOString()}] ${logLevel === LogLevel.Info ? "" : `${logLevel.label} `}${text}\n`)
+})
+
 const program = cli(process.argv).pipe(
   // A failure prints one clear line (no stack) and sets the documented exit code. A bad command
   // line (unknown flag, missing file, bad value) was already printed by @effect/cli, in words:
@@ -34,6 +43,7 @@ const program = cli(process.argv).pipe(
     )
   ),
   withPlainConsole,
+  Effect.provide(Logger.replace(Logger.defaultLogger, plainLogger)),
   Effect.provide(NodeContext.layer)
 )
 

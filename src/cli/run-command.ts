@@ -5,8 +5,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
-import { JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
-import { reportProgress, summaryLine } from "../engine/progress.ts"
+import { CacheMode, InputFormat, JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
+import { reportProgress, statusLine, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
 import { RunStats } from "../engine/run-stats.ts"
@@ -31,7 +31,7 @@ import { storeVectorColumn } from "../store/vector-store.ts"
 import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
 
 const formatOption = (name: string, what: string) =>
-  Options.choice(name, ["csv", "jsonl", "parquet"] as const).pipe(Options.withDescription(what), Options.optional)
+  Options.choice(name, InputFormat.literals).pipe(Options.withDescription(what), Options.optional)
 
 const options = {
   job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
@@ -48,7 +48,8 @@ const options = {
   concurrency: Options.integer("concurrency").pipe(Options.withDescription("most requests in flight per model"), Options.optional),
   records: Options.integer("records").pipe(Options.withDescription("records in progress at once"), Options.optional),
   maxAttempts: Options.integer("max-attempts").pipe(Options.withDescription("attempts per request (429s do not count)"), Options.optional),
-  cache: Options.choice("cache", ["read-write", "refresh", "off"] as const).pipe(
+  // The choices are the job file's (one Schema for both).
+  cache: Options.choice("cache", CacheMode.literals).pipe(
     Options.withDescription("answer cache: read-write (default), refresh (re-ask answers older than the run), off"),
     Options.optional
   ),
@@ -126,56 +127,67 @@ export const executeRun = (o: RunInput) =>
       const state = job.state
 
       const stats = new RunStats()
-      const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
-      stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
       const stop = yield* gracefulStop
+      // After a stop the line says so (and shows no ETA) until the records in flight are done.
+      yield* Effect.forkScoped(Effect.zipRight(stop, Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))))
 
-      const work = Effect.gen(function* () {
+      // A line on stdout while the progress line may be drawn on the same terminal: cleared first.
+      const say = (text: string) => Effect.zipRight(Effect.sync(() => statusLine.clear()), Console.log(text))
+      const work = (fingerprint: string) => Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint
         const ledger = yield* Ledger
         const estimate = stats.snapshot()
-        yield* Console.log(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
-        yield* Console.log(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+        yield* say(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
+        yield* say(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+        if (job.formerDefaultState !== undefined) {
+          const { path, moveTo } = job.formerDefaultState
+          yield* say(`  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`)
+        }
         const last = yield* ledger.lastRun(job.name)
         if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
-          yield* Console.log(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
+          yield* say(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
         }
-        // The progress display lives exactly as long as the run, so it is gone before the summary.
-        return yield* Effect.zipRight(
-          reportProgress(pipeline.stages.map((s) => s.name).join("→"), stats, process.stderr.isTTY === true),
-          runPipeline(
-            {
-              job: job.name,
-              service: originOf(endpoint),
-              newRun: o.newRun,
-              reopen: o.reopen,
-              pipeline,
-              source: openSource(input, inputFormat),
-              fingerprint,
-              output: job.output,
-              rejectsPath: job.rejects,
-              store: job.store,
-              idField: job.input.id,
-              cache: job.cache,
-              retryFailed: o.retryFailed,
-              recordConcurrency: job.limits.records,
-              rpm: job.limits.rpm,
-              maxConcurrency: job.limits.concurrency,
-              retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
-              stop,
-              maxRequests,
-              grace: Duration.millis(job.limits.graceMs)
-            },
-            stats
-          )
+        return yield* runPipeline(
+          {
+            job: job.name,
+            service: originOf(endpoint),
+            newRun: o.newRun,
+            reopen: o.reopen,
+            pipeline,
+            source: openSource(input, inputFormat),
+            fingerprint,
+            output: job.output,
+            rejectsPath: job.rejects,
+            store: job.store,
+            idField: job.input.id,
+            cache: job.cache,
+            retryFailed: o.retryFailed,
+            recordConcurrency: job.limits.records,
+            rpm: job.limits.rpm,
+            maxConcurrency: job.limits.concurrency,
+            retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
+            stop,
+            maxRequests,
+            grace: Duration.millis(job.limits.graceMs)
+          },
+          stats
         ).pipe(Effect.scoped)
       })
 
-      const summary = yield* work.pipe(
-        Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
+      // The progress display lives from the first read of the input (fingerprint, count: the
+      // reading phase) to the end of the run, so it is gone before the summary.
+      const summary = yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
+          const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
+          stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
+          return yield* work(fingerprint).pipe(
+            Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
+          )
+        })
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
-      yield* Console.log(`${headline}\n  ${summaryLine(stats)}`)
+      yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
       switch (summary.status) {
         case "finished": {
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)

@@ -29,7 +29,7 @@ export class OptionError extends Data.TaggedError("OptionError")<{ readonly flag
   }
 }
 
-const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
+export const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
 export const CacheMode = Schema.Literal("read-write", "refresh", "off")
@@ -173,10 +173,24 @@ export const describeIssues = (error: ParseResult.ParseError, prefix: ReadonlyAr
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   // An optional section with a bad field also fails the section's "or absent" branch: noise.
   const useful = issues.filter((i) => !(i.message.startsWith("Expected undefined,") && issues.some((j) => j !== i && j.path.length > i.path.length)))
-  return useful
-    .map((i) => {
-      const path = [...prefix, ...i.path]
-      return `${path.length ? path.join(".") : "(top level)"}: ${i._tag === "Unexpected" ? "unknown field" : i.message}`
+  // A value that matches no member of a union fails each member: one line with the allowed values.
+  const lines = new Map<string, { readonly path: string; readonly expected: Array<string>; actual: string | undefined; readonly others: Array<string> }>()
+  for (const i of useful) {
+    const path = [...prefix, ...i.path]
+    const key = path.length ? path.join(".") : "(top level)"
+    const line = lines.get(key) ?? { path: key, expected: [], actual: undefined, others: [] }
+    lines.set(key, line)
+    const m = i._tag === "Type" ? /^Expected (.+), actual (.+)$/s.exec(i.message) : null
+    if (m && (line.actual === undefined || line.actual === m[2])) {
+      if (!line.expected.includes(m[1]!)) line.expected.push(m[1]!)
+      line.actual = m[2]
+    } else line.others.push(i._tag === "Unexpected" ? "unknown field" : i.message)
+  }
+  return [...lines.values()]
+    .flatMap((l) => {
+      // An optional field's "or absent" branch is no help for a value that is there.
+      const expected = l.expected.length > 1 || l.others.length > 0 ? l.expected.filter((e) => e !== "undefined") : l.expected
+      return [...(expected.length ? [`${l.path}: Expected ${expected.join(" | ")}, actual ${l.actual}`] : []), ...l.others.map((m) => `${l.path}: ${m}`)]
     })
     .join("; ")
 }
@@ -229,6 +243,8 @@ export interface ResolvedJob {
   /** The vector store, its path absolute. */
   readonly store: StoreSettings | undefined
   readonly state: string
+  /** The ledger was found at its former default place (beside the output), not yet moved. */
+  readonly formerDefaultState?: { readonly path: string; readonly moveTo: string }
   readonly limits: Limits
   readonly cache: typeof CacheMode.Type
 }
@@ -269,7 +285,14 @@ export const resolveJob = (
     const outputFormat = overrides.outputFormat ?? job.output.format ?? formatOf(output) ?? inputFormat
     const stem = join(dirname(output), basename(output, extname(output)))
     const rejects = overrides.rejects !== undefined ? fromCli(overrides.rejects) : job.output.rejects ? fromJob(job.output.rejects) : `${stem}.rejects.jsonl`
-    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : defaultLedgerPath(dir, job.name)
+    const defaulted = overrides.state === undefined && job.state === undefined
+    const fresh = defaultLedgerPath(dir, job.name)
+    // A ledger at the former default place (beside the output) is used until it is moved: an
+    // upgrade must not re-ask what it already holds.
+    const former = defaulted && !existsSync(fresh)
+      ? [dirname(output), dirname(fromJob(job.output.path))].map((d) => join(d, `${job.name}.ledger.sqlite`)).find((p) => existsSync(p))
+      : undefined
+    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : former ?? fresh
     return {
       file,
       job,
@@ -279,6 +302,7 @@ export const resolveJob = (
       rejects,
       store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },
       state,
+      ...(former !== undefined ? { formerDefaultState: { path: former, moveTo: fresh } } : {}),
       limits: { ...job.limits, ...limits },
       cache: overrides.cache ?? job.cache
     } satisfies ResolvedJob

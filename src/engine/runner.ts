@@ -79,6 +79,9 @@ export interface RunSummary {
   readonly store?: StoreChanges
 }
 
+/** Most columns collected from a source that declares none (a guard against a key per record). */
+const MAX_COLLECTED_COLUMNS = 10_000
+
 /** `out/result.csv` → `out/result.run-7.csv`. */
 const besidePath = (path: string, runId: number) => {
   const ext = extname(path)
@@ -98,6 +101,11 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const ledger = yield* Ledger
     const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen)
     const { runId, resumed } = run
+    if (resumed) {
+      const earlier = yield* ledger.counts(runId)
+      stats.setCarried(earlier.done + earlier.failed)
+    }
+    stats.setPhase("processing")
     // The statistics saved every few seconds while the run goes, for `svc-batch status` in another
     // terminal; stopped before the run is closed, so a late save never overwrites the final status.
     const heartbeat = yield* Effect.forkScoped(
@@ -135,9 +143,24 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
           })
         : process(record)
 
+    // A source that declares no columns (JSONL): every key met while reading, in order of first
+    // appearance, becomes a column of a CSV or Parquet output — not only the first record's keys.
+    const declared = yield* Effect.promise(() => settings.source.columns())
+    const seen = new Set<string>()
+    let overflow = 0
+    const collect = (fields: Readonly<Record<string, unknown>>) => {
+      for (const k in fields) {
+        if (seen.has(k)) continue
+        if (seen.size < MAX_COLLECTED_COLUMNS) seen.add(k)
+        else overflow++
+      }
+    }
     const records = settings.source.items().pipe(
       Stream.filterMap((item) => {
-        if (item._tag === "Record") return Option.some(item)
+        if (item._tag === "Record") {
+          if (declared === undefined) collect(item.fields)
+          return Option.some(item)
+        }
         stats.readReject()
         return Option.none()
       })
@@ -173,7 +196,17 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
-    const written = yield* writeOutputs({ ...settings, output: { ...settings.output, path: outputPath } }, runId)
+    stats.setPhase("writing")
+    if (overflow > 0) {
+      yield* Effect.logWarning(`${settings.source.path}: more than ${MAX_COLLECTED_COLUMNS} distinct keys; keys met after that are left out of ${settings.output.format} output columns`)
+    }
+    // Counted for the progress line: the output pass reads the source once more.
+    const counted: Source = {
+      ...settings.source,
+      columns: () => Promise.resolve(declared ?? [...seen]),
+      items: () => settings.source.items().pipe(Stream.tap(() => Effect.sync(() => stats.rowWritten())))
+    }
+    const written = yield* writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId)
     const counts = yield* close("finished")
     return summary({
       runId,

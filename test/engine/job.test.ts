@@ -1,7 +1,7 @@
 /** Job files: one Schema with its defaults, errors naming file and field, one resolver. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { loadJobFile, resolveJob, unusedRpmModels } from "../../src/engine/job.ts"
@@ -36,6 +36,10 @@ describe("job files", () => {
     expect(problem(`${base}stages:\n  - { moderate: { fields: [a] }, translate: { fields: [a], to: en } }\n`)).toMatch(/^stages\.0: a stage is one key/)
   })
 
+  it("names the allowed values of a union once, not one line per alternative", () => {
+    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\ncache: sometimes\n`)).toBe(`cache: Expected "read-write" | "refresh" | "off", actual "sometimes"`)
+  })
+
   it("names an unknown field by its path", () => {
     expect(problem(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurency: 3 }\n`)).toBe("limits.concurency: unknown field")
   })
@@ -58,6 +62,17 @@ describe("resolveJob", () => {
       const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
       const job = yield* resolveJob(path, { output: join(tmpdir(), "2024-06-01", "result.parquet") })
       expect(job.state).toBe(join(dir, ".svc-batch/j.ledger.sqlite"))
+    })
+  )
+
+  it.effect("uses a ledger found at the former default place (beside the output) until it is moved", () =>
+    Effect.gen(function* () {
+      const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
+      mkdirSync(join(dir, "out"))
+      writeFileSync(join(dir, "out/j.ledger.sqlite"), "")
+      const job = yield* resolveJob(path)
+      expect(job.state).toBe(join(dir, "out/j.ledger.sqlite"))
+      expect(job.formerDefaultState).toEqual({ path: join(dir, "out/j.ledger.sqlite"), moveTo: join(dir, ".svc-batch/j.ledger.sqlite") })
     })
   )
 
