@@ -170,7 +170,8 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         items: records,
         workers: settings.recordConcurrency,
         process: handle,
-        stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))),
+        // After a stop nothing new is sent; what was sent is answered and kept, then the run ends.
+        stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(Effect.tap(() => budget.halt)),
         grace: settings.grace,
         drained: budget.drained
       })

@@ -30,3 +30,28 @@ describe("request budget", () => {
     })
   )
 })
+
+describe("stopping", () => {
+  it.effect("after halt nothing new is sent; drained once the requests already sent are answered", () =>
+    Effect.gen(function* () {
+      const budget = yield* makeRequestBudget(undefined)
+      const gate = yield* Deferred.make<void>()
+      let sent = 0
+      const attempt = Effect.zipRight(Effect.sync(() => void sent++), Deferred.await(gate))
+      const inFlight = yield* Effect.fork(budget.around(attempt))
+      yield* Effect.yieldNow()
+      yield* budget.halt
+      const late = yield* Effect.fork(budget.around(attempt))
+      const drained = yield* Effect.fork(budget.drained)
+      yield* Effect.yieldNow()
+      expect(sent).toBe(1)
+      expect(drained.unsafePoll()).toBeNull()
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(inFlight)
+      yield* Fiber.join(drained)
+      expect(late.unsafePoll()).toBeNull()
+      expect(sent).toBe(1)
+      yield* Fiber.interrupt(late)
+    })
+  )
+})
