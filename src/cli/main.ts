@@ -25,6 +25,19 @@ const root = Command.make("svc-batch").pipe(
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
 
 /**
+ * `--log-format json` (anywhere on the line) or SVC_LOG_FORMAT=json: log lines as one JSON object
+ * each on stderr — time, level, message, and the annotations (event, job, phase, counters) — for
+ * log collectors. Taken off the command line here, so every command accepts it.
+ */
+const argv = [...process.argv]
+let logFormat = process.env.SVC_LOG_FORMAT ?? "text"
+const at = argv.indexOf("--log-format")
+if (at >= 0) {
+  logFormat = argv[at + 1] ?? ""
+  argv.splice(at, 2)
+}
+
+/**
  * Log lines (progress off a terminal, warnings) on stderr as `[time] text`, the level named when
  * it is not INFO. `--log-level` (built into @effect/cli) sets the minimum level they pass.
  */
@@ -33,7 +46,14 @@ const plainLogger = Logger.make(({ logLevel, message, date }) => {
   process.stderr.write(`[${date.toISOString()}] ${logLevel === LogLevel.Info ? "" : `${logLevel.label} `}${text}\n`)
 })
 
-const program = cli(process.argv).pipe(
+const jsonLogger = Logger.make((options) => {
+  process.stderr.write(`${JSON.stringify(Logger.structuredLogger.log(options))}\n`)
+})
+
+const program = (logFormat === "text" || logFormat === "json"
+  ? cli(argv)
+  : Console.error(`svc-batch: --log-format: expected text or json, got ${JSON.stringify(logFormat)}`).pipe(Effect.andThen(Effect.sync(() => void (process.exitCode = 2))))
+).pipe(
   // A failure prints one clear line (no stack) and sets the documented exit code. A bad command
   // line (unknown flag, missing file, bad value) was already printed by @effect/cli, in words:
   // it only sets the exit code (a ValidationError is not an Error and has no message).
@@ -43,7 +63,7 @@ const program = cli(process.argv).pipe(
     )
   ),
   withPlainConsole,
-  Effect.provide(Logger.replace(Logger.defaultLogger, plainLogger)),
+  Effect.provide(Logger.replace(Logger.defaultLogger, logFormat === "json" ? jsonLogger : plainLogger)),
   Effect.provide(NodeContext.layer)
 )
 

@@ -193,7 +193,16 @@ export const reportProgress = (stats: RunStats, options: ProgressOptions) =>
           lastPhase = s.phase
           lastLog = s.now
           // The run's own first lines say it started; a log line when something changed.
-          return first && s.phase === "reading" ? Effect.void : Effect.logInfo(renderProgress(s))
+          if (first && s.phase === "reading") return Effect.void
+          // The counters ride along as annotations: `--log-format json` prints them as fields.
+          const c = s.counters
+          return Effect.logInfo(renderProgress(s)).pipe(
+            Effect.annotateLogs({
+              event: "progress",
+              phase: s.phase,
+              counters: { total: c.total, done: c.done, failed: c.failed, skipped: c.skipped, requests: c.requests, cacheHits: c.cacheHits, retries: c.retries, rateLimited: c.rateLimited, tokens: c.tokens }
+            })
+          )
         }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(250))))
       )
       return
