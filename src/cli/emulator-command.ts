@@ -75,4 +75,4 @@ export const emulatorCommand = Command.make("emulator", emulatorOptions, (o) =>
       return yield* Effect.never
     })
   )
-).pipe(Command.withDescription("Run the emulator of the text service as a standalone HTTP server"))
+).pipe(Command.withDescription("Run the emulator of the text service as a standalone HTTP server. Example: svc-batch emulator --port 8787 --rpm 3000 --error-503-rate 0.02"))

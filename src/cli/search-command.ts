@@ -87,4 +87,4 @@ export const searchCommand = Command.make(
         yield* Console.log(`${r.key.slice(0, keyWidth).padEnd(keyWidth)}  ${r.distance.toFixed(4).padStart(8)}${score}  ${excerpt(r.text, 72)}`)
       }
     })
-).pipe(Command.withDescription("Search a job's vector store: embed the query, nearest rows by cosine distance, optionally reranked"))
+).pipe(Command.withDescription("Search a job's vector store: embed the query, nearest rows by cosine distance, optionally reranked. Example: svc-batch search jobs/embedding-backfill.yaml \"reset my password\" -k 5 --rerank"))
