@@ -51,7 +51,9 @@ export const openRun = (job: string, fingerprint: string, stats: RunStats, servi
       return yield* new OriginChanged({ runId: resume.value.id, was: resume.value.service, now: service })
     }
     const runId = Option.isSome(resume) ? resume.value.id : yield* ledger.startRun(job, fingerprint)
-    yield* ledger.setRun(runId, "running", stats.snapshot())
+    // Before the run's saved statistics are overwritten: they go on from there.
+    if (Option.isSome(resume)) stats.carryCounters(resume.value.stats)
+    yield* ledger.setRun(runId, "running", stats.totals())
     if (service !== undefined) yield* ledger.setRunService(runId, service)
     return {
       runId,
@@ -66,6 +68,6 @@ export const closeRun = (runId: number, status: RunStatus, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     yield* ledger.flush
-    yield* ledger.setRun(runId, status, stats.snapshot())
+    yield* ledger.setRun(runId, status, stats.totals())
     return yield* ledger.counts(runId)
   })

@@ -40,6 +40,33 @@ export class RunStats {
     if (phase === "processing" && this.processingStarted === undefined) this.processingStarted = now
   }
   /** Records an earlier invocation of this (resumed) run finished: not left to do, not this invocation's work. */
+  /**
+   * A resumed (or retried) run's service counters from its earlier invocations, so the run's
+   * statistics stay its totals: requests, cache hits, retries, 429s, tokens and stage counters.
+   * (Records are counted again as the run goes: those already finished as skipped.)
+   */
+  carryCounters(earlier: RunStatsSnapshot) {
+    this.earlier = earlier
+  }
+  private earlier: RunStatsSnapshot | undefined
+
+  /** What the ledger keeps for the run: this invocation's snapshot plus its earlier invocations' counters. */
+  totals(): RunStatsSnapshot {
+    const now = this.snapshot()
+    const e = this.earlier
+    if (e === undefined) return now
+    const stages: Record<string, number> = { ...e.stages }
+    for (const [k, v] of Object.entries(now.stages)) stages[k] = (stages[k] ?? 0) + v
+    return {
+      ...now,
+      requests: now.requests + e.requests,
+      cacheHits: now.cacheHits + e.cacheHits,
+      retries: now.retries + e.retries,
+      rateLimited: now.rateLimited + e.rateLimited,
+      tokens: now.tokens + e.tokens,
+      stages
+    }
+  }
   setCarried(records: number) {
     this.carried = records
   }

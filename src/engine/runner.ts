@@ -109,7 +109,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     // The statistics saved every few seconds while the run goes, for `svc-batch status` in another
     // terminal; stopped before the run is closed, so a late save never overwrites the final status.
     const heartbeat = yield* Effect.forkScoped(
-      Effect.suspend(() => ledger.setRun(runId, "running", stats.snapshot())).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.delay(Duration.seconds(2)))
+      Effect.suspend(() => ledger.setRun(runId, "running", stats.totals())).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.delay(Duration.seconds(2)))
     )
     const close = (status: "aborted" | "interrupted" | "finished") => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats))
     const budget = yield* makeRequestBudget(settings.maxRequests)

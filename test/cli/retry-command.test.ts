@@ -32,6 +32,10 @@ describe("svc-batch retry", () => {
       expect(log.entries).toHaveLength(failed)
       expect(readJsonl(join(dir, "out", "r.jsonl")).map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => `r${i}`))
       expect(readFileSync(join(dir, "out", "r.rejects.jsonl"), "utf8")).toBe("")
+      // The run's statistics are its totals over both invocations.
+      const runs = spawnCli(["runs", job, "--json"], env)
+      expect(await runs.exited).toBe(0)
+      expect(JSON.parse(runs.out().trim())).toMatchObject({ id: 1, state: "finished", done: 200, failed: 0, requests: 200 + failed })
     } finally {
       await healthy.close()
     }
