@@ -8,10 +8,13 @@
 import { Data, Effect, Either, ParseResult, Schema } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { basename, dirname, extname, join, resolve } from "node:path"
-import { parse as parseYaml } from "yaml"
+import { createRequire } from "node:module"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { type Format, formatOf } from "../io/source.ts"
 import { StoreSettings } from "../store/vector-store.ts"
+
+/** The YAML parser, loaded when a YAML job file is first read (`--help` never needs it). */
+const parseYaml = (text: string): unknown => (createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse(text)
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
   override get message() {

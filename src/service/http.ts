@@ -4,29 +4,14 @@
  * silence inside a body) rather than in an Effect race per request, which measured at a third of
  * the client's CPU per call (README, performance).
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Duration, Effect, Layer } from "effect"
-import { Agent } from "undici"
-import { ServiceConfig } from "./config.ts"
+import type { HttpClient } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import type { ServiceConfig } from "./config.ts"
 
-export const dispatcherLayer = Layer.scoped(
-  NodeHttpClient.Dispatcher,
-  Effect.gen(function* () {
-    const config = yield* ServiceConfig
-    const headersTimeout = Duration.toMillis(config.timeout)
-    const bodyTimeout = Duration.toMillis(config.streamIdleTimeout)
-    const agent = yield* Effect.acquireRelease(
-      Effect.sync(() => new Agent({ headersTimeout, bodyTimeout, keepAliveTimeout: 10_000 })),
-      (agent) => Effect.promise(() => agent.destroy())
-    )
-    // @effect/platform-node's undici client sets headersTimeout 1 h and bodyTimeout 0 on every
-    // request ("leave timeouts to Effect.timeout"); put ours back at dispatch time.
-    return agent.compose((dispatch) => (options, handler) => dispatch({ ...options, headersTimeout, bodyTimeout }, handler))
-  })
+/** HttpClient for TextService; needs ServiceConfig. undici is loaded when the layer is built. */
+export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, ServiceConfig> = Layer.unwrapEffect(
+  Effect.promise(() => import("./http-undici.ts")).pipe(Effect.map((m) => m.undiciClientLayer))
 )
-
-/** HttpClient for TextService; needs ServiceConfig. */
-export const httpClientLayer = NodeHttpClient.layerUndiciWithoutDispatcher.pipe(Layer.provide(dispatcherLayer))
 
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"])
 

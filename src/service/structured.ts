@@ -2,12 +2,21 @@
  * Structured output (spec §2.4): conformance is not guaranteed, so the client validates the text
  * against the JSON Schema it asked for, with Ajv (a maintained JSON Schema validator).
  */
-import { Ajv } from "ajv"
+import type { Ajv as AjvInstance, ValidateFunction } from "ajv"
 import { Either } from "effect"
+import { createRequire } from "node:module"
 import { StructuredOutputError } from "./errors.ts"
 
-const ajv = new Ajv({ allErrors: false, strict: false })
-const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>()
+// Loaded on the first validation (its CommonJS build, synchronously): most commands never need it.
+let instance: AjvInstance | undefined
+const ajv = (): AjvInstance => {
+  if (instance === undefined) {
+    const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv")
+    instance = new Ajv({ allErrors: false, strict: false })
+  }
+  return instance
+}
+const compiled = new WeakMap<object, ValidateFunction>()
 
 /** Parses `raw` as JSON and checks it against `schema` (or, without one, that it is an object). */
 export const validateStructured = (
@@ -27,7 +36,7 @@ export const validateStructured = (
   }
   let validate = compiled.get(schema)
   if (validate === undefined) {
-    validate = ajv.compile(schema)
+    validate = ajv().compile(schema)
     compiled.set(schema, validate)
   }
   if (validate(value)) return Either.right(value)
