@@ -3,30 +3,17 @@
  * complete (one vector per record), and the second run sends no request for what was committed.
  */
 import { describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
-import { existsSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Schema } from "effect"
 import { openStoreDatabase } from "../../src/store/sqlite-vec.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
 import { tempDir } from "../engine/run-helpers.ts"
+import { doneInLedger } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
 const N = 600
 
-const doneInLedger = (path: string): number => {
-  if (!existsSync(path)) return 0
-  try {
-    const db = new Database(path, { readonly: true, fileMustExist: true })
-    try {
-      return (db.prepare("SELECT count(*) AS n FROM records WHERE status = 'done'").get() as { n: number }).n
-    } finally {
-      db.close()
-    }
-  } catch {
-    return 0
-  }
-}
 
 describe("backfill crash", () => {
   it("SIGKILL mid-backfill, rerun: store and ledger consistent and complete", async () => {

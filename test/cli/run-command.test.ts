@@ -3,12 +3,12 @@
  * test (SIGKILL mid-run, then rerun), SIGINT (exit 130, resumable), exit codes, job validation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { emulatorFor, KEY, requestLog } from "../helpers.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { doneInLedger } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
 const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) => spawnCli(["run", ...args], env)
@@ -22,20 +22,6 @@ const writeJob = (dir: string, input: string, extra = "") => {
   return path
 }
 
-/** Done records in the ledger so far (read-only; the writer may be mid-transaction). */
-const doneInLedger = (path: string): number => {
-  if (!existsSync(path)) return 0
-  try {
-    const db = new Database(path, { readonly: true, fileMustExist: true })
-    try {
-      return (db.prepare("SELECT count(*) AS n FROM records WHERE status = 'done'").get() as { n: number }).n
-    } finally {
-      db.close()
-    }
-  } catch {
-    return 0
-  }
-}
 
 describe("svc-batch run", () => {
   let emu: RunningEmulator

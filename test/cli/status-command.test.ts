@@ -1,28 +1,15 @@
 /** `svc-batch status` and `runs`: read from the ledger while a run goes on in another process. */
 import { describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
-import { existsSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { viewOf } from "../../src/cli/run-view.ts"
 import { emptyStats } from "../../src/engine/run-stats.ts"
 import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { doneInLedger } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
 const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
-const doneInLedger = (path: string): number => {
-  if (!existsSync(path)) return 0
-  try {
-    const db = new Database(path, { readonly: true, fileMustExist: true })
-    try {
-      return (db.prepare("SELECT count(*) AS n FROM records WHERE status = 'done'").get() as { n: number }).n
-    } finally {
-      db.close()
-    }
-  } catch {
-    return 0
-  }
-}
 
 describe("svc-batch status", () => {
   it("reports a run in progress in another process (running, rate, ETA), then its end; runs lists it", async () => {

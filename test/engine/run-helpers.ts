@@ -103,3 +103,10 @@ export const markRun = (dir: string, runId: number, status: RunStatus) =>
     if (run._tag === "None") return yield* Effect.die(`no run ${runId}`)
     yield* ledger.setRun(runId, status, run.value.stats)
   }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+
+/** Writes `records` as JSON Lines (default `in.jsonl` in `dir`); returns the path. */
+export const writeRecords = (dir: string, records: ReadonlyArray<Record<string, unknown>>, name = "in.jsonl") => {
+  const path = join(dir, name)
+  writeFileSync(path, records.map((r) => JSON.stringify(r)).join("\n") + "\n")
+  return path
+}

@@ -11,7 +11,7 @@ import { fillTemplate, generate, type GenerateOptions, generateStage } from "../
 import { stageFromEntry } from "../../src/stages/stage-type.ts"
 import { duck } from "../duck.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { pipelineOf, readJsonl, runOnce, tempDir } from "../engine/run-helpers.ts"
+import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 
 const stage = (options: GenerateOptions): Stage => {
   const s = generate(options)
@@ -19,11 +19,7 @@ const stage = (options: GenerateOptions): Stage => {
   return s
 }
 
-const writeInput = (dir: string, records: ReadonlyArray<Record<string, unknown>>) => {
-  const path = join(dir, "in.jsonl")
-  writeFileSync(path, records.map((r) => JSON.stringify(r)).join("\n") + "\n")
-  return path
-}
+const writeInput = writeRecords
 
 const runRetry = { ...defaultRetryPolicy, baseDelay: Duration.millis(10), maxDelay: Duration.millis(50) }
 

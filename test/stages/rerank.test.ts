@@ -1,22 +1,16 @@
 /** The rerank stage: batches of 20, merged ranking, candidates' forms, exclusions named, options checked. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { readCandidates, rerank, rerankStage } from "../../src/stages/rerank.ts"
 import { stageFromEntry } from "../../src/stages/stage-type.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { pipelineOf, readJsonl, runOnce, tempDir } from "../engine/run-helpers.ts"
+import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 
 const words = ["river", "bridge", "harbour", "crane", "lighthouse", "ferry", "canal", "dock", "pier"]
 const candidates = (n: number) => Array.from({ length: n }, (_, i) => `Candidate ${i} mentions the ${words[i % words.length]} and the ${words[(i * 5) % words.length]}.`)
 
-const writeInput = (dir: string, records: ReadonlyArray<Record<string, unknown>>) => {
-  const path = join(dir, "in.jsonl")
-  writeFileSync(path, records.map((r) => JSON.stringify(r)).join("\n") + "\n")
-  return path
-}
+const writeInput = writeRecords
 
 describe("rerank run", () => {
   it.scopedLive("45 candidates: 3 calls of at most 20, all 45 returned in descending score", () => {

@@ -1,8 +1,6 @@
 /** The translate stage end to end against the emulator: direction, chunks, resume, warnings, skips. */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Either } from "effect"
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { parseCondition } from "../../src/engine/condition.ts"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { fnv1a } from "../../src/emulator/hash.ts"
@@ -10,13 +8,9 @@ import { EN_MARK } from "../../src/emulator/models/translate.ts"
 import { moderate } from "../../src/stages/moderate.ts"
 import { translate } from "../../src/stages/translate.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { pipelineOf, readJsonl, runOnce, tempDir } from "../engine/run-helpers.ts"
+import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 
-const writeJsonl = (dir: string, records: ReadonlyArray<Record<string, unknown>>) => {
-  const path = join(dir, "in.jsonl")
-  writeFileSync(path, records.map((r) => JSON.stringify(r)).join("\n") + "\n")
-  return path
-}
+const writeJsonl = writeRecords
 
 const subjects = ["吾輩は猫である", "名前はまだ無い", "どこで生れたかとんと見当がつかぬ", "薄暗い所で泣いていた", "書生という人間を見た"]
 const endings = ["と思った", "と聞いた", "らしい", "ようだ", "のである", "かもしれない", "と記憶している"]

@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { embed as emulatedEmbedding } from "../../src/emulator/models/embeddings.ts"
@@ -13,17 +12,13 @@ import { embed } from "../../src/stages/embed.ts"
 import { openStoreDatabase, searchStore, storeSize } from "../../src/store/sqlite-vec.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { pipelineOf, runOnce, tempDir } from "../engine/run-helpers.ts"
+import { pipelineOf, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 
 const topics = ["gardening in spring", "repairing a bicycle chain", "baking sourdough bread", "tax returns for freelancers", "training a puppy", "hiking in the Alps"]
 const corpus = (n: number, changed: Record<string, string> = {}) =>
   Array.from({ length: n }, (_, i) => ({ id: `d${i}`, lang: i % 2 ? "en" : "fr", body: changed[`d${i}`] ?? `Document ${i} is about ${topics[i % topics.length]}, part ${Math.floor(i / 6)}.` }))
 
-const writeInput = (dir: string, records: ReadonlyArray<Record<string, unknown>>) => {
-  const path = join(dir, "in.jsonl")
-  writeFileSync(path, records.map((r) => JSON.stringify(r)).join("\n") + "\n")
-  return path
-}
+const writeInput = writeRecords
 
 const settings = (dir: string, extra: Record<string, unknown> = {}): StoreSettings =>
   Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "vectors.sqlite"), text: "body", metadata: ["lang"], ...extra })

@@ -1,0 +1,18 @@
+/** Reads a ledger another process is writing (read-only; the writer may be mid-transaction). */
+import Database from "better-sqlite3"
+import { existsSync } from "node:fs"
+
+/** Done records in the ledger so far; 0 while it does not exist or cannot be read yet. */
+export const doneInLedger = (path: string): number => {
+  if (!existsSync(path)) return 0
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true })
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM records WHERE status = 'done'").get() as { n: number }).n
+    } finally {
+      db.close()
+    }
+  } catch {
+    return 0
+  }
+}
