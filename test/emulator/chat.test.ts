@@ -125,6 +125,44 @@ describe("chat completions", () => {
     expect(single.json.choices[0].message.content).toBe(content)
   })
 
+  it("draws the same text whatever the stop strings: a stop string that never occurs changes nothing", async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const full = (await chat(chatBody("plain stop check", { seed }))).json.choices[0]
+      const never = (await chat(chatBody("plain stop check", { seed, stop: ["zzz-never", "§§"] }))).json.choices[0]
+      expect(never.message.content, `seed ${seed}`).toBe(full.message.content)
+      expect(never.finish_reason).toBe("stop")
+    }
+  })
+
+  it("only cuts with a stop string drawn late in the text: the answer is a prefix of the answer without it", async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const full = (await chat(chatBody("prefix stop check", { seed }))).json.choices[0].message.content as string
+      // The last filler word: it lies after the echoed prompt, where the drawn words are.
+      const word = ` ${full.replace(/\.$/, "").split(" ").at(-1)!}`
+      const cut = (await chat(chatBody("prefix stop check", { seed, stop: word }))).json.choices[0]
+      expect(full.startsWith(cut.message.content), `seed ${seed}`).toBe(true)
+      expect(cut.message.content).toBe(full.slice(0, full.indexOf(word)))
+      expect(cut.finish_reason).toBe("stop")
+    }
+  })
+
+  it("draws the same text whatever max_completion_tokens and n: they only cut or add candidates", async () => {
+    for (const seed of [1, 2, 3]) {
+      const full = (await chat(chatBody("length check", { seed }))).json.choices[0].message.content as string
+      expect((await chat(chatBody("length check", { seed, max_completion_tokens: 7999 }))).json.choices[0].message.content).toBe(full)
+      const short = (await chat(chatBody("length check", { seed, max_completion_tokens: 12 }))).json.choices[0]
+      expect(short.finish_reason).toBe("length")
+      expect(full.startsWith(short.message.content), `seed ${seed}`).toBe(true)
+      expect((await chat(chatBody("length check", { seed, n: 3 }))).json.choices[0].message.content).toBe(full)
+    }
+  })
+
+  it("still varies the text with sampling parameters", async () => {
+    const a = (await chat(chatBody("sampling check", { seed: 1 }))).json.choices[0].message.content
+    const b = (await chat(chatBody("sampling check", { seed: 1, temperature: 0.3 }))).json.choices[0].message.content
+    expect(a).not.toBe(b)
+  })
+
   it("truncates at max_completion_tokens with finish_reason length", async () => {
     const r = await chat(chatBody("a long answer please", { max_completion_tokens: 5 }))
     expect(r.json.choices[0].finish_reason).toBe("length")

@@ -1,7 +1,8 @@
 /**
  * The emulated chat models (svc3-mini and svc3-guard). Output is a pure function of the request
- * (messages, parameters, seed, candidate index): the same request answers the same, streamed or
- * not. Stop strings cut (and are excluded), max_completion_tokens truncates with finish `length`,
+ * (messages, sampling parameters, seed, candidate index): the same request answers the same,
+ * streamed or not. Stop strings cut (and are excluded) and max_completion_tokens truncates with
+ * finish `length` without changing what was drawn,
  * tools are called per tool_choice, and structured output conforms to the requested schema.
  */
 import { decode, encode } from "gpt-tokenizer/encoding/o200k_base"
@@ -157,6 +158,16 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
   }
 }
 
+/**
+ * What the drawn text depends on: the prompt (messages, tools, tool_choice, response_format), the
+ * model, the seed and the sampling parameters. Not `stop` or `max_completion_tokens` (they only cut
+ * what was drawn), `n` (it only adds candidates; each has its index) or `stream`.
+ */
+export const samplingKey = (request: ChatRequest): string => {
+  const { stream: _stream, stop: _stop, max_completion_tokens: _max, n: _n, ...drawn } = request
+  return JSON.stringify(drawn)
+}
+
 /** Answers a validated request, or returns the 400 message for a rule only the model can check. */
 export const complete = (request: ChatRequest): { ok: ChatAnswer } | { badRequest: string } => {
   const context = ContextTokens[request.model]
@@ -168,8 +179,7 @@ export const complete = (request: ChatRequest): { ok: ChatAnswer } | { badReques
       badRequest: `Bad Request: prompt (${prompt} tokens) plus max_completion_tokens (${maxTokens}) exceeds the context length of ${request.model} (${context} tokens)`
     }
   }
-  const { stream: _stream, ...rest } = request
-  const key = JSON.stringify(rest)
+  const key = samplingKey(request)
   const candidates = Array.from({ length: request.n ?? 1 }, (_, i) => candidate(request, key, i))
   const completion = candidates.reduce((n, c) => n + c.tokens, 0)
   return {
