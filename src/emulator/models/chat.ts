@@ -11,7 +11,7 @@ import type { ChatRequest, Message, Tool, ToolCall, Usage } from "../../service/
 import { countTokens } from "../../service/tokens.ts"
 import { fnv1a, hexId, prng } from "../hash.ts"
 import { guardVerdict } from "./guard.ts"
-import { makeInstance } from "./json-instance.ts"
+import { conformingInstance } from "./json-instance.ts"
 
 /** Context lengths the emulator enforces (the spec does not publish them). */
 export const ContextTokens: Readonly<Record<string, number>> = {
@@ -132,7 +132,7 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
           ? pickTool(tools, textOf(last))
           : undefined
   if (tool !== undefined) {
-    const args = JSON.stringify(makeInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? "", 0, { quote: textOf(last) }))
+    const args = JSON.stringify(conformingInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? "", { quote: textOf(last) }))
     const call: ToolCall = {
       id: `chatcmpl-tool-${hexId(rand, 32)}`,
       type: "function",
@@ -144,7 +144,7 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
   const format = request.response_format
   const raw =
     format?.type === "json_schema" && format.json_schema
-      ? JSON.stringify(makeInstance(format.json_schema.schema, rand, "", 0, { facts: toolFacts(request.messages) }))
+      ? JSON.stringify(conformingInstance(format.json_schema.schema, rand, "", { facts: toolFacts(request.messages) }))
       : format?.type === "json_object"
         ? JSON.stringify({ answer: proseFor(request, rand) })
         : proseFor(request, rand)
