@@ -1,6 +1,7 @@
 /**
  * svc-batch as a library: the TextService client (usable on its own from any Effect program), its
- * schemas, errors and helpers, and the emulator.
+ * schemas, errors and helpers; the engine (pipelines of stages over records in memory, or a whole
+ * run from a source to a sink with the ledger); the stages; and the emulator.
  */
 export { Paths, TextService, type ChatInput, type Moderation } from "./service/client.ts"
 export { envProvider, layerFromEnv, ServiceConfig, type ServiceSettings } from "./service/config.ts"
@@ -16,3 +17,20 @@ export { ToolCallError, toolRoundTrip, type RoundTrip, type ToolHandler } from "
 export { Emulator } from "./emulator/emulator.ts"
 export type { EmulatorOptions, RequestLogEntry } from "./emulator/options.ts"
 export { startEmulator, type RunningEmulator } from "./emulator/server.ts"
+
+// The engine and the stages.
+export { makePipeline, makeRequest, prepared, type Pipeline, type Stage, type StageRequest, type Fields, type Row } from "./engine/stage.ts"
+export { parseCondition, type Condition } from "./engine/condition.ts"
+export { processRecords, type ProcessedRecord, type ProcessOptions } from "./engine/process-records.ts"
+export { runPipeline, type RunSettings, type RunSummary } from "./engine/runner.ts"
+export { RunStats } from "./engine/run-stats.ts"
+export { defaultRetryPolicy, type RetryPolicy } from "./engine/retry.ts"
+export { Ledger, type LedgerService } from "./ledger/ledger.ts"
+export { openSource } from "./io/open-source.ts"
+export { sinks } from "./io/sinks/index.ts"
+export { column, ColumnType, type Column } from "./io/columns.ts"
+export { moderate, type ModerateOptions } from "./stages/moderate.ts"
+export { translate, type TranslateOptions } from "./stages/translate.ts"
+export { embed, type EmbedOptions } from "./stages/embed.ts"
+export { rerank, type RerankOptions } from "./stages/rerank.ts"
+export { generate, type GenerateOptions, type GenerateTool } from "./stages/generate.ts"

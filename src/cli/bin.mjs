@@ -1,6 +1,35 @@
 #!/usr/bin/env node
-// Entry of the `svc-batch` bin: runs the TypeScript CLI through tsx (a runtime dependency).
-import { register } from "tsx/esm/api"
+// Entry of the `svc-batch` bin. Runs the compiled JavaScript in dist/ (built by `npm run build`,
+// which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
+// otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
-register()
-await import("./main.ts")
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const stamp = join(root, "dist", ".built")
+
+const newestSource = (dir) => {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path))
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+const compiled = () => {
+  if (!existsSync(stamp)) return false
+  const built = statSync(stamp).mtimeMs
+  return ["src", "pipelines"].every((d) => newestSource(join(root, d)) <= built)
+}
+
+if (compiled()) {
+  // One bundle (esbuild, tree-shaken): starts in about half the time of the per-file build.
+  await import(pathToFileURL(join(root, "dist", "cli", "main.js")).href)
+} else {
+  const { register } = await import("tsx/esm/api")
+  register()
+  await import("./main.ts")
+}

@@ -45,5 +45,5 @@ export const runDemo = Effect.gen(function* () {
 })
 
 export const demoCommand = Command.make("demo", {}, () => runDemo.pipe(Effect.provide(serviceLayer()))).pipe(
-  Command.withDescription("Call each endpoint once (embedded emulator unless SVC_BASE_URL is set) and print a summary")
+  Command.withDescription("Call each endpoint once (embedded emulator unless SVC_BASE_URL is set) and print a summary. Example: svc-batch demo")
 )

@@ -1,6 +1,6 @@
 /** `svc-batch emulator`: the emulator as a standalone server for other tools and drills. */
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { Emulator } from "../emulator/emulator.ts"
 import { decodeKnobs, type Knob, type KnobName, knobs } from "../emulator/knobs.ts"
 import type { EmulatorOptions } from "../emulator/options.ts"
@@ -28,6 +28,9 @@ const knobOption = (k: Knob<unknown>): Options.Options<unknown> => {
 
 const knobOptions = Object.fromEntries(Object.entries(knobs).map(([name, k]) => [name, knobOption(k as Knob<unknown>)])) as Record<KnobName, Options.Options<unknown>>
 
+/** A TCP port; 0 asks the system for a free one. */
+const Port = Schema.Int.pipe(Schema.between(0, 65535, { message: () => "a port from 0 to 65535 (0 picks a free one)" }))
+
 export const emulatorOptions = {
   port: Options.integer("port").pipe(Options.withDescription("port (0 picks a free one)"), Options.withDefault(8787)),
   host: Options.text("host").pipe(Options.withDescription("address to bind"), Options.withDefault("127.0.0.1")),
@@ -52,6 +55,8 @@ export const toEmulatorOptions = (o: Parsed): EmulatorOptions => {
   }
   const decoded = decodeKnobs(raw, (name) => `--${knobs[name].flag}`)
   if (decoded._tag === "Left") throw new Error(decoded.left)
+  const port = Schema.decodeUnknownEither(Port)(o.port)
+  if (Either.isLeft(port)) throw new Error(`--port: ${ParseResult.ArrayFormatter.formatErrorSync(port.left)[0]?.message ?? "invalid"}, got ${o.port}`)
   return {
     port: o.port,
     host: o.host,
@@ -70,4 +75,4 @@ export const emulatorCommand = Command.make("emulator", emulatorOptions, (o) =>
       return yield* Effect.never
     })
   )
-).pipe(Command.withDescription("Run the emulator of the text service as a standalone HTTP server"))
+).pipe(Command.withDescription("Run the emulator of the text service as a standalone HTTP server. Example: svc-batch emulator --port 8787 --rpm 3000 --error-503-rate 0.02"))

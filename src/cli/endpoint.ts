@@ -5,7 +5,6 @@
  */
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import { Emulator } from "../emulator/emulator.ts"
 import type { EmulatorOptions } from "../emulator/options.ts"
 import { TextService } from "../service/client.ts"
 import { envProvider, ServiceConfig, settingsFromEnv } from "../service/config.ts"
@@ -71,6 +70,8 @@ const configLayer = (emulatorOptions: EmulatorOptions, policy: EndpointPolicy) =
         )
       }
       const apiKey = Redacted.make(randomBytes(16).toString("hex"))
+      // Loaded only when no service is configured: the emulator and its models are not small.
+      const { Emulator } = yield* Effect.promise(() => import("../emulator/emulator.ts"))
       const emu = yield* Emulator.make({ ...emulatorOptions, apiKey: Redacted.value(apiKey) })
       return Layer.merge(
         Layer.succeed(ServiceConfig, ServiceConfig.make({ baseUrl: emu.url, apiKey, timeout: env.timeout, streamIdleTimeout: env.streamIdleTimeout })),

@@ -1,3 +1,5 @@
+import { ValidationError } from "@effect/cli"
+
 /** Exit codes of every command (documented in the README). */
 export const ExitCode = {
   ok: 0,
@@ -9,17 +11,27 @@ export const ExitCode = {
   aborted: 3,
   /** Finished, but the report exceeds a threshold the job set (report.fail). */
   thresholds: 4,
+  /** `check`: a request to the service failed (key refused, wrong URL, unreachable, …). */
+  checkFailed: 5,
+  /** `run --max-requests N`: the budget was spent; the run stopped cleanly and is resumable. */
+  budgetSpent: 6,
   interrupted: 130
 } as const
 
 /** The exit code for an error that reached the top of a command. */
 export const exitCodeFor = (error: unknown): number => {
+  // @effect/cli's parse errors (unknown flag, missing file, bad value) are tagged by kind
+  // (InvalidValue, MissingValue, …), not "ValidationError".
+  if (ValidationError.isValidationError(error)) return ExitCode.invalid
   const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
   switch (tag) {
     case "ConfigError":
     case "JobFileError":
+    case "OptionError":
+    case "EmulatorStartError":
     case "PipelineError":
     case "OriginChanged":
+    case "CannotReopen":
     case "SourceError":
     case "LedgerError":
     case "InvalidRequestError":

@@ -1,29 +1,69 @@
 /** The `svc-batch` command. Layers for each subcommand are assembled in that subcommand's file. */
-import { Command } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Fiber } from "effect"
+import { Command, ValidationError } from "@effect/cli"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Cause, Console, Effect, Exit, Fiber, Logger, LogLevel } from "effect"
+import { checkCommand } from "./check-command.ts"
 import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"
+import { gcCommand } from "./gc-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
+import { planCommand } from "./plan-command.ts"
 import { reportCommand } from "./report-command.ts"
+import { retryCommand } from "./retry-command.ts"
 import { runCommand } from "./run-command.ts"
+import { runsCommand } from "./runs-command.ts"
 import { searchCommand } from "./search-command.ts"
+import { statusCommand } from "./status-command.ts"
+import { withPlainConsole } from "./plain-console.ts"
 import { installSignalHandlers } from "./shutdown.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([runCommand, reportCommand, searchCommand, emulatorCommand, demoCommand])
+  Command.withSubcommands([runCommand, planCommand, statusCommand, runsCommand, retryCommand, reportCommand, searchCommand, checkCommand, gcCommand, emulatorCommand, demoCommand])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
 
-const program = cli(process.argv).pipe(
-  // A failure prints one clear line (no stack) and sets the documented exit code.
+/**
+ * `--log-format json` (anywhere on the line) or SVC_LOG_FORMAT=json: log lines as one JSON object
+ * each on stderr — time, level, message, and the annotations (event, job, phase, counters) — for
+ * log collectors. Taken off the command line here, so every command accepts it.
+ */
+const argv = [...process.argv]
+let logFormat = process.env.SVC_LOG_FORMAT ?? "text"
+const at = argv.indexOf("--log-format")
+if (at >= 0) {
+  logFormat = argv[at + 1] ?? ""
+  argv.splice(at, 2)
+}
+
+/**
+ * Log lines (progress off a terminal, warnings) on stderr as `[time] text`, the level named when
+ * it is not INFO. `--log-level` (built into @effect/cli) sets the minimum level they pass.
+ */
+const plainLogger = Logger.make(({ logLevel, message, date }) => {
+  const text = (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : String(m))).join(" ")
+  process.stderr.write(`[${date.toISOString()}] ${logLevel === LogLevel.Info ? "" : `${logLevel.label} `}${text}\n`)
+})
+
+const jsonLogger = Logger.make((options) => {
+  process.stderr.write(`${JSON.stringify(Logger.structuredLogger.log(options))}\n`)
+})
+
+const program = (logFormat === "text" || logFormat === "json"
+  ? cli(argv)
+  : Console.error(`svc-batch: --log-format: expected text or json, got ${JSON.stringify(logFormat)}`).pipe(Effect.andThen(Effect.sync(() => void (process.exitCode = 2))))
+).pipe(
+  // A failure prints one clear line (no stack) and sets the documented exit code. A bad command
+  // line (unknown flag, missing file, bad value) was already printed by @effect/cli, in words:
+  // it only sets the exit code (a ValidationError is not an Error and has no message).
   Effect.catchAll((error) =>
-    Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`).pipe(
+    (ValidationError.isValidationError(error) ? Effect.void : Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`)).pipe(
       Effect.andThen(Effect.sync(() => void (process.exitCode = exitCodeFor(error))))
     )
   ),
+  withPlainConsole,
+  Effect.provide(Logger.replace(Logger.defaultLogger, logFormat === "json" ? jsonLogger : plainLogger)),
   Effect.provide(NodeContext.layer)
 )
 

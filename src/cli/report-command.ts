@@ -62,4 +62,4 @@ export const reportCommand = Command.make(
         if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
       })
     )
-).pipe(Command.withDescription("Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing"))
+).pipe(Command.withDescription("Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing. Example: svc-batch report jobs/demo-moderation.yaml --run 3"))

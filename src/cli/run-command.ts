@@ -5,12 +5,13 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob } from "../engine/job.ts"
-import { reportProgress, summaryLine } from "../engine/progress.ts"
+import { CacheMode, InputFormat, JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
+import { reportProgress, statusLine, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
 import { RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
+import { pipelineModels } from "../engine/stage.ts"
 import { fingerprintFile } from "../io/fingerprint.ts"
 import { openSource } from "../io/open-source.ts"
 import type { Format } from "../io/source.ts"
@@ -20,15 +21,20 @@ import { parseRpm } from "./emulator-command.ts"
 import { ConfigError, describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { ExitCode } from "./exit-codes.ts"
 import { announceReport } from "./report-command.ts"
+import { describeGc } from "./gc-command.ts"
+import { planLines, planOf } from "./plan-command.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { gracefulStop } from "./shutdown.ts"
+
+/** Whether log lines are JSON (`--log-format json` / SVC_LOG_FORMAT): then the run's end is logged too. */
+const logFormatIsJson = () => process.argv.includes("--log-format") ? process.argv[process.argv.indexOf("--log-format") + 1] === "json" : process.env.SVC_LOG_FORMAT === "json"
 import { storeVectorColumn } from "../store/vector-store.ts"
 import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
 
 const formatOption = (name: string, what: string) =>
-  Options.choice(name, ["csv", "jsonl", "parquet"] as const).pipe(Options.withDescription(what), Options.optional)
+  Options.choice(name, InputFormat.literals).pipe(Options.withDescription(what), Options.optional)
 
 const options = {
   job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
@@ -45,13 +51,19 @@ const options = {
   concurrency: Options.integer("concurrency").pipe(Options.withDescription("most requests in flight per model"), Options.optional),
   records: Options.integer("records").pipe(Options.withDescription("records in progress at once"), Options.optional),
   maxAttempts: Options.integer("max-attempts").pipe(Options.withDescription("attempts per request (429s do not count)"), Options.optional),
-  cache: Options.choice("cache", ["read-write", "refresh", "off"] as const).pipe(
+  // The choices are the job file's (one Schema for both).
+  cache: Options.choice("cache", CacheMode.literals).pipe(
     Options.withDescription("answer cache: read-write (default), refresh (re-ask answers older than the run), off"),
     Options.optional
   ),
   retryFailed: Options.boolean("retry-failed").pipe(Options.withDescription("also retry the records that failed")),
   newRun: Options.boolean("new-run").pipe(Options.withDescription("start a new run even if the last one is unfinished (e.g. after switching between the emulator and the service)")),
-  graceMs: Options.integer("grace-ms").pipe(Options.withDescription("after a stop, how long requests in flight may finish"), Options.optional)
+  graceMs: Options.integer("grace-ms").pipe(Options.withDescription("after a stop, how long requests in flight may finish"), Options.optional),
+  maxRequests: Options.integer("max-requests").pipe(
+    Options.withDescription("a budget: after N requests the run stops as on Ctrl-C (resumable, exit 6)"),
+    Options.optional
+  ),
+  dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing"))
 }
 
 const fail = (detail: string) => Effect.fail(new ConfigError({ detail }))
@@ -62,7 +74,10 @@ const rowEstimate = (path: string, format: Format, lines: number) =>
     ? Effect.promise(async () => Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows))
     : Effect.succeed(Math.max(0, format === "csv" ? lines - 1 : lines))
 
-export const runCommand = Command.make("run", options, (o) =>
+/** What the `run` command's handler takes; `retry` gives the same with `reopen`. */
+export type RunInput = Command.Command.ParseConfig<typeof options> & { readonly reopen?: number | undefined }
+
+export const executeRun = (o: RunInput) =>
   Effect.scoped(
     Effect.gen(function* () {
       const rpm = yield* Option.match(o.rpm, {
@@ -91,6 +106,17 @@ export const runCommand = Command.make("run", options, (o) =>
         cache: opt(o.cache)
       })
       const pipeline = yield* pipelineForJob(o.job, job.job)
+      const maxRequests = opt(o.maxRequests)
+      if (maxRequests !== undefined && maxRequests < 1) return yield* new OptionError({ flag: "--max-requests", detail: `expected a whole number of 1 or more, got ${maxRequests}` })
+      if (o.dryRun) {
+        const { plan, origin } = yield* planOf(o.job, job)
+        yield* Console.log(planLines(job, plan, origin).join("\n"))
+        return
+      }
+      const unusedRpm = unusedRpmModels(job.limits.rpm, pipelineModels(pipeline))
+      if (unusedRpm !== undefined) {
+        return yield* rpm !== undefined ? new OptionError({ flag: "--rpm", detail: unusedRpm }) : new JobFileError({ file: o.job, detail: `limits.rpm: ${unusedRpm}` })
+      }
       if (sinks[job.output.format] === undefined) {
         return yield* fail(`${o.job}: output.format: unknown sink ${JSON.stringify(job.output.format)} (known: ${Object.keys(sinks).join(", ")})`)
       }
@@ -104,54 +130,72 @@ export const runCommand = Command.make("run", options, (o) =>
       const state = job.state
 
       const stats = new RunStats()
-      const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
-      stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
       const stop = yield* gracefulStop
+      // After a stop the line says so (and shows no ETA) until the records in flight are done.
+      yield* Effect.forkScoped(Effect.zipRight(stop, Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))))
 
-      const work = Effect.gen(function* () {
+      // A line on stdout while the progress line may be drawn on the same terminal: cleared first.
+      const say = (text: string) => Effect.zipRight(Effect.sync(() => statusLine.clear()), Console.log(text))
+      const work = (fingerprint: string) => Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint
         const ledger = yield* Ledger
         const estimate = stats.snapshot()
-        yield* Console.log(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
-        yield* Console.log(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+        yield* say(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
+        yield* say(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+        if (job.formerDefaultState !== undefined) {
+          const { path, moveTo } = job.formerDefaultState
+          yield* say(`  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`)
+        }
         const last = yield* ledger.lastRun(job.name)
         if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
-          yield* Console.log(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
+          yield* say(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
         }
-        // The progress display lives exactly as long as the run, so it is gone before the summary.
-        return yield* Effect.zipRight(
-          reportProgress(pipeline.stages.map((s) => s.name).join("→"), stats, process.stderr.isTTY === true),
-          runPipeline(
-            {
-              job: job.name,
-              service: originOf(endpoint),
-              newRun: o.newRun,
-              pipeline,
-              source: openSource(input, inputFormat),
-              fingerprint,
-              output: job.output,
-              rejectsPath: job.rejects,
-              store: job.store,
-              idField: job.input.id,
-              cache: job.cache,
-              retryFailed: o.retryFailed,
-              recordConcurrency: job.limits.records,
-              rpm: job.limits.rpm,
-              maxConcurrency: job.limits.concurrency,
-              retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
-              stop,
-              grace: Duration.millis(job.limits.graceMs)
-            },
-            stats
-          )
+        return yield* runPipeline(
+          {
+            job: job.name,
+            service: originOf(endpoint),
+            newRun: o.newRun,
+            reopen: o.reopen,
+            pipeline,
+            source: openSource(input, inputFormat),
+            fingerprint,
+            output: job.output,
+            rejectsPath: job.rejects,
+            store: job.store,
+            idField: job.input.id,
+            cache: job.cache,
+            retryFailed: o.retryFailed,
+            recordConcurrency: job.limits.records,
+            rpm: job.limits.rpm,
+            maxConcurrency: job.limits.concurrency,
+            retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
+            stop,
+            maxRequests,
+            grace: Duration.millis(job.limits.graceMs)
+          },
+          stats
         ).pipe(Effect.scoped)
       })
 
-      const summary = yield* work.pipe(
-        Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
+      // The progress display lives from the first read of the input (fingerprint, count: the
+      // reading phase) to the end of the run, so it is gone before the summary.
+      const summary = yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
+          const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
+          stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
+          return yield* work(fingerprint).pipe(
+            Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))
+          )
+        })
+      ).pipe(Effect.annotateLogs({ job: job.name }))
+      // The run's end as a log event too (for `--log-format json` collectors).
+      yield* Effect.logInfo(`run ${summary.runId} ${summary.status}`).pipe(
+        Effect.annotateLogs({ event: "run-end", job: job.name, run: summary.runId, status: summary.status, counters: stats.snapshot() }),
+        Effect.when(() => logFormatIsJson())
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
-      yield* Console.log(`${headline}\n  ${summaryLine(stats)}`)
+      yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
       switch (summary.status) {
         case "finished": {
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)
@@ -175,11 +219,31 @@ export const runCommand = Command.make("run", options, (o) =>
             const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
             if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
           }
+          // Retention, once the report has compared this run with the previous one; the run keeps
+          // its verdict counts for the trend of later reports.
+          const gc = yield* Effect.gen(function* () {
+            const ledger = yield* Ledger
+            if (pipeline.stages.some((s) => s.name === "moderate")) {
+              const verdictColumn = `${reportOptionsFor(pipeline, job.job.report).moderationPrefix}verdict`
+              const counts = yield* ledger.countByColumn(summary.runId, verdictColumn)
+              const run = yield* ledger.run(summary.runId)
+              if (Option.isSome(run)) {
+                yield* ledger.setRun(summary.runId, "finished", { ...run.value.stats, verdicts: Object.fromEntries(counts.map((c) => [c.value ?? "none", c.n])) })
+              }
+            }
+            return yield* ledger.gc(job.name, job.job.retention.runs, Date.now() - job.job.retention.answerDays * 86_400_000)
+          }).pipe(Effect.provide(Ledger.layer({ path: state })))
+          if (gc.records > 0 || gc.answers > 0) yield* Console.log(`  ledger  retention: ${describeGc(gc)}`)
           break
         }
         case "interrupted":
-          yield* Console.log(`  interrupted: run the same command again to resume (ledger ${state})`)
-          process.exitCode = ExitCode.interrupted
+          if (summary.budgetSpent) {
+            yield* Console.log(`  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${state})`)
+            process.exitCode = ExitCode.budgetSpent
+          } else {
+            yield* Console.log(`  interrupted: run the same command again to resume (ledger ${state})`)
+            process.exitCode = ExitCode.interrupted
+          }
           break
         case "aborted":
           yield* Console.error(`svc-batch: aborted: ${summary.abortReason}`)
@@ -188,4 +252,7 @@ export const runCommand = Command.make("run", options, (o) =>
       }
     })
   )
-).pipe(Command.withDescription("Run a job: read the input, run the pipeline's stages, write the enriched output and rejects"))
+
+export const runCommand = Command.make("run", options, executeRun).pipe(
+  Command.withDescription("Run a job: read the input, run the pipeline's stages, write the enriched output and rejects. Example: svc-batch run jobs/nightly.yaml --max-requests 50000")
+)

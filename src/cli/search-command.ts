@@ -55,7 +55,7 @@ export const searchCommand = Command.make(
       if (!existsSync(store.path)) return yield* fail(`${store.path}: no vector store yet: run the job first (svc-batch run ${o.job})`)
       if (o.rerank && store.text === undefined) return yield* fail(`${o.job}: --rerank needs the hits' texts: set store.text`)
       const feeder = pipeline.stages.find((s) => s.columns.some((c) => c.name === target.column))
-      const model = feeder?.models?.[0] ?? Models.embedding
+      const model = feeder?.calls.find((c) => c.endpoint === "embeddings")?.model ?? Models.embedding
 
       const results = yield* Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint
@@ -87,4 +87,4 @@ export const searchCommand = Command.make(
         yield* Console.log(`${r.key.slice(0, keyWidth).padEnd(keyWidth)}  ${r.distance.toFixed(4).padStart(8)}${score}  ${excerpt(r.text, 72)}`)
       }
     })
-).pipe(Command.withDescription("Search a job's vector store: embed the query, nearest rows by cosine distance, optionally reranked"))
+).pipe(Command.withDescription("Search a job's vector store: embed the query, nearest rows by cosine distance, optionally reranked. Example: svc-batch search jobs/embedding-backfill.yaml \"reset my password\" -k 5 --rerank"))

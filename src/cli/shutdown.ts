@@ -5,6 +5,7 @@
  * once with 130; SQLite's transactions keep the ledger consistent.
  */
 import { Deferred, Effect, Exit } from "effect"
+import { notice } from "../engine/progress.ts"
 
 let hook: (() => void) | undefined
 
@@ -22,11 +23,11 @@ export const installSignalHandlers = (interrupt: () => void) => {
   const onSignal = (signal: NodeJS.Signals) => {
     count++
     if (count > 1) {
-      console.error(`svc-batch: second ${signal}: exiting now (the ledger stays consistent)`)
+      notice(`svc-batch: second ${signal}: exiting now (the ledger stays consistent)`)
       process.exit(130)
     }
     if (hook) {
-      console.error(`svc-batch: ${signal}: stopping — finishing requests in flight; press Ctrl-C again to exit at once`)
+      notice(`svc-batch: ${signal}: stopping — finishing requests in flight; press Ctrl-C again to exit at once`)
       hook()
     } else interrupt()
   }

@@ -13,6 +13,7 @@ import { type Limiter, makeLimiter } from "./limiter.ts"
 import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { StageRequest } from "./stage.ts"
+import type { RequestBudget } from "./request-budget.ts"
 
 export type CacheMode = "read-write" | "refresh" | "off"
 
@@ -28,6 +29,8 @@ export interface AnswerSettings {
   readonly retry: RetryPolicy
   /** Requests failing in a row, for a cause no retry can fix, that abort the run (default 10). */
   readonly breakerThreshold?: number | undefined
+  /** The invocation's request budget (`--max-requests`); none: unlimited. */
+  readonly budget?: RequestBudget | undefined
 }
 
 export type Ask = (request: StageRequest) => Effect.Effect<unknown, RequestFailed | JobAborted>
@@ -66,10 +69,11 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
     const send = (request: StageRequest, key: string) =>
       Effect.gen(function* () {
         const limiter = yield* limiterFor(request.model)
-        const attempt = Effect.zipRight(
+        const once = Effect.zipRight(
           Effect.sync(() => stats.request()),
           request.send(service)
         )
+        const attempt = settings.budget === undefined ? once : settings.budget.around(once)
         const answered = yield* withRetry(limiter, settings.retry, events, attempt).pipe(
           Effect.tapError((e) => {
             if (e._tag !== "RequestFailed") return Effect.void

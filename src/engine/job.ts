@@ -19,24 +19,72 @@ export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly fi
   }
 }
 
-const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
+/**
+ * A value given on the command line that its Schema refuses (the same Schema as the job file's
+ * field it overrides), or that does not fit the job (an rpm for a model no stage uses).
+ */
+export class OptionError extends Data.TaggedError("OptionError")<{ readonly flag: string; readonly detail: string }> {
+  override get message() {
+    return `${this.flag}: ${this.detail}`
+  }
+}
+
+export const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
 export const CacheMode = Schema.Literal("read-write", "refresh", "off")
 
-export const Limits = Schema.Struct({
-  /** Requests per minute per model ("*" for every other model); none: AIMD on 429s only. */
-  rpm: Schema.optionalWith(Schema.Record({ key: Schema.String, value: PositiveInt }), { default: () => ({}) }),
+/** Each limit's Schema, once: the job file's `limits:` and the command line's flags decode through these. */
+const limitFields = {
+  /** Requests per minute per model ("*" for every other model). */
+  rpm: Schema.Record({ key: Schema.String, value: PositiveInt }),
   /** Most requests in flight per model. */
-  concurrency: Schema.optionalWith(PositiveInt, { default: () => 32 }),
+  concurrency: PositiveInt,
   /** Records in progress at once. */
-  records: Schema.optionalWith(PositiveInt, { default: () => 256 }),
+  records: PositiveInt,
   /** Attempts per request (429s do not count). */
-  maxAttempts: Schema.optionalWith(PositiveInt, { default: () => 5 }),
+  maxAttempts: PositiveInt,
   /** After a stop, how long requests in flight may finish. */
-  graceMs: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 10_000 })
+  graceMs: Schema.NonNegativeInt
+}
+
+export const Limits = Schema.Struct({
+  /** None: AIMD on 429s only. */
+  rpm: Schema.optionalWith(limitFields.rpm, { default: () => ({}) }),
+  concurrency: Schema.optionalWith(limitFields.concurrency, { default: () => 32 }),
+  records: Schema.optionalWith(limitFields.records, { default: () => 256 }),
+  maxAttempts: Schema.optionalWith(limitFields.maxAttempts, { default: () => 5 }),
+  graceMs: Schema.optionalWith(limitFields.graceMs, { default: () => 10_000 })
 })
 export type Limits = typeof Limits.Type
+
+/** The limits as command-line overrides: the same Schemas, no defaults. */
+export const LimitOverrides = Schema.Struct({
+  rpm: Schema.optional(limitFields.rpm),
+  concurrency: Schema.optional(limitFields.concurrency),
+  records: Schema.optional(limitFields.records),
+  maxAttempts: Schema.optional(limitFields.maxAttempts),
+  graceMs: Schema.optional(limitFields.graceMs)
+})
+
+/** The flag of each overridable limit. */
+export const limitFlags: Readonly<Record<keyof typeof LimitOverrides.Type, string>> = {
+  rpm: "--rpm",
+  concurrency: "--concurrency",
+  records: "--records",
+  maxAttempts: "--max-attempts",
+  graceMs: "--grace-ms"
+}
+
+/** Command-line limits through the job file's Schemas; a refused value names its flag. */
+export const decodeLimitOverrides = (raw: Readonly<Record<string, unknown>>): Either.Either<typeof LimitOverrides.Type, OptionError> =>
+  Either.mapLeft(Schema.decodeUnknownEither(LimitOverrides, { onExcessProperty: "error" })(defined(raw)), (error) => {
+    const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+    const key = first?.path[0]
+    const flag = typeof key === "string" && key in limitFlags ? limitFlags[key as keyof typeof limitFlags] : "option"
+    const rest = first && first.path.length > 1 ? `${first.path.slice(1).join(".")}: ` : ""
+    return new OptionError({ flag, detail: `${rest}${first?.message ?? String(error)}` })
+  })
 const defaultLimits: Limits = Schema.decodeUnknownSync(Limits)({})
 
 /** The run report (moderation figures, changes since the last run) and its alert thresholds. */
@@ -59,6 +107,16 @@ export const ReportSettings = Schema.Struct({
 })
 export type ReportSettings = typeof ReportSettings.Type
 const defaultReport: ReportSettings = Schema.decodeUnknownSync(ReportSettings)({})
+
+/** How much of its history a job's ledger keeps (applied after every finished run, and by `gc`). */
+export const Retention = Schema.Struct({
+  /** Runs whose per-record outcomes are kept (the newest; older runs keep only their statistics). */
+  runs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2, { message: () => "at least 2: the report compares a run with the previous one" })), { default: () => 2 }),
+  /** Answers no kept record uses are deleted once older than this many days. */
+  answerDays: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 30 })
+})
+export type Retention = typeof Retention.Type
+const defaultRetention: Retention = Schema.decodeUnknownSync(Retention)({})
 
 /** One entry of `stages:`: `{ <stage type>: { options } }`, exactly one key. */
 const StageEntry = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
@@ -95,6 +153,7 @@ export const JobFile = Schema.Struct({
   /** `required`: run only against the real service (SVC_BASE_URL), never the embedded emulator. */
   service: Schema.optionalWith(Schema.Literal("required", "any"), { default: () => "any" as const }),
   report: Schema.optionalWith(ReportSettings, { default: () => defaultReport }),
+  retention: Schema.optionalWith(Retention, { default: () => defaultRetention }),
   /** Knobs of the embedded emulator (src/emulator/knobs.ts); ignored when SVC_BASE_URL is set. */
   emulator: Schema.optional(EmulatorKnobs)
 }).pipe(
@@ -114,10 +173,24 @@ export const describeIssues = (error: ParseResult.ParseError, prefix: ReadonlyAr
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   // An optional section with a bad field also fails the section's "or absent" branch: noise.
   const useful = issues.filter((i) => !(i.message.startsWith("Expected undefined,") && issues.some((j) => j !== i && j.path.length > i.path.length)))
-  return useful
-    .map((i) => {
-      const path = [...prefix, ...i.path]
-      return `${path.length ? path.join(".") : "(top level)"}: ${i._tag === "Unexpected" ? "unknown field" : i.message}`
+  // A value that matches no member of a union fails each member: one line with the allowed values.
+  const lines = new Map<string, { readonly path: string; readonly expected: Array<string>; actual: string | undefined; readonly others: Array<string> }>()
+  for (const i of useful) {
+    const path = [...prefix, ...i.path]
+    const key = path.length ? path.join(".") : "(top level)"
+    const line = lines.get(key) ?? { path: key, expected: [], actual: undefined, others: [] }
+    lines.set(key, line)
+    const m = i._tag === "Type" ? /^Expected (.+), actual (.+)$/s.exec(i.message) : null
+    if (m && (line.actual === undefined || line.actual === m[2])) {
+      if (!line.expected.includes(m[1]!)) line.expected.push(m[1]!)
+      line.actual = m[2]
+    } else line.others.push(i._tag === "Unexpected" ? "unknown field" : i.message)
+  }
+  return [...lines.values()]
+    .flatMap((l) => {
+      // An optional field's "or absent" branch is no help for a value that is there.
+      const expected = l.expected.length > 1 || l.others.length > 0 ? l.expected.filter((e) => e !== "undefined") : l.expected
+      return [...(expected.length ? [`${l.path}: Expected ${expected.join(" | ")}, actual ${l.actual}`] : []), ...l.others.map((m) => `${l.path}: ${m}`)]
     })
     .join("; ")
 }
@@ -170,11 +243,22 @@ export interface ResolvedJob {
   /** The vector store, its path absolute. */
   readonly store: StoreSettings | undefined
   readonly state: string
+  /** The ledger was found at its former default place (beside the output), not yet moved. */
+  readonly formerDefaultState?: { readonly path: string; readonly moveTo: string }
   readonly limits: Limits
   readonly cache: typeof CacheMode.Type
 }
 
-const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+/**
+ * Where a job's ledger lives unless `state:` / `--state` says otherwise: beside the job file, in
+ * `.svc-batch/<name>.ledger.sqlite`. It depends on the job only, never on `--output`: a nightly
+ * run pointed at a dated output folder reuses last night's answers.
+ */
+export const defaultLedgerPath = (jobDir: string, name: string): string => join(jobDir, ".svc-batch", `${name}.ledger.sqlite`)
+
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+}
 
 /**
  * A job file with the command line's overrides applied: paths absolute (a job's relative to its
@@ -185,8 +269,9 @@ export const resolveJob = (
   overrides: JobOverrides = {},
   /** A report can be rebuilt without the input; a run cannot. */
   options: { readonly inputMustExist: boolean } = { inputMustExist: true }
-): Effect.Effect<ResolvedJob, JobFileError> =>
+): Effect.Effect<ResolvedJob, JobFileError | OptionError> =>
   Effect.gen(function* () {
+    const limits = yield* decodeLimitOverrides({ rpm: overrides.rpm, concurrency: overrides.concurrency, records: overrides.records, maxAttempts: overrides.maxAttempts, graceMs: overrides.graceMs })
     const { job, dir } = yield* loadJobFile(file)
     const fromJob = (path: string) => resolve(dir, path)
     const fromCli = (path: string) => resolve(path)
@@ -200,7 +285,14 @@ export const resolveJob = (
     const outputFormat = overrides.outputFormat ?? job.output.format ?? formatOf(output) ?? inputFormat
     const stem = join(dirname(output), basename(output, extname(output)))
     const rejects = overrides.rejects !== undefined ? fromCli(overrides.rejects) : job.output.rejects ? fromJob(job.output.rejects) : `${stem}.rejects.jsonl`
-    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : join(dirname(output), `${job.name}.ledger.sqlite`)
+    const defaulted = overrides.state === undefined && job.state === undefined
+    const fresh = defaultLedgerPath(dir, job.name)
+    // A ledger at the former default place (beside the output) is used until it is moved: an
+    // upgrade must not re-ask what it already holds.
+    const former = defaulted && !existsSync(fresh)
+      ? [dirname(output), dirname(fromJob(job.output.path))].map((d) => join(d, `${job.name}.ledger.sqlite`)).find((p) => existsSync(p))
+      : undefined
+    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : former ?? fresh
     return {
       file,
       job,
@@ -210,7 +302,20 @@ export const resolveJob = (
       rejects,
       store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },
       state,
-      limits: { ...job.limits, ...defined({ rpm: overrides.rpm, concurrency: overrides.concurrency, records: overrides.records, maxAttempts: overrides.maxAttempts, graceMs: overrides.graceMs }) },
+      ...(former !== undefined ? { formerDefaultState: { path: former, moveTo: fresh } } : {}),
+      limits: { ...job.limits, ...limits },
       cache: overrides.cache ?? job.cache
     } satisfies ResolvedJob
   })
+
+/**
+ * An rpm for a model that no stage of the pipeline sends to is a typo, never a wish: the problem
+ * (naming the models that are used), or undefined. `*` (every other model) always fits. Unknown
+ * when a stage does not declare its models (then nothing is checked).
+ */
+export const unusedRpmModels = (rpm: Readonly<Record<string, number>>, used: ReadonlyArray<string> | undefined): string | undefined => {
+  if (used === undefined) return undefined
+  const unused = Object.keys(rpm).filter((model) => model !== "*" && !used.includes(model))
+  if (unused.length === 0) return undefined
+  return `${unused.map((m) => JSON.stringify(m)).join(", ")}: no stage of this job uses ${unused.length === 1 ? "this model" : "these models"} (used: ${used.join(", ")}; "*" for every other)`
+}

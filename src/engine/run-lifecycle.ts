@@ -24,14 +24,29 @@ export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly 
   }
 }
 
+/** `retry` of a run that cannot be reopened (another job's, unknown, or its input changed). */
+export class CannotReopen extends Data.TaggedError("CannotReopen")<{ readonly runId: number; readonly detail: string }> {
+  override get message() {
+    return `cannot retry run ${this.runId}: ${this.detail}`
+  }
+}
+
 /** A run is resumed when the job's last run is unfinished and read the same input. */
 export const isResumable = (last: Run, fingerprint: string) => last.status !== "finished" && last.fingerprint === fingerprint
 
-export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined, forceNew = false) =>
+export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined, forceNew = false, reopen?: number) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const previous = yield* ledger.lastRun(job)
-    const resume = Option.filter(previous, (last) => !forceNew && isResumable(last, fingerprint))
+    // `retry`: a given run, finished or not, reopened to ask its failed records again.
+    const reopened = reopen === undefined ? Option.none() : yield* ledger.run(reopen)
+    if (reopen !== undefined) {
+      if (Option.isNone(reopened) || reopened.value.job !== job) return yield* new CannotReopen({ runId: reopen, detail: `no run ${reopen} of job ${job} in the ledger` })
+      if (reopened.value.fingerprint !== fingerprint) {
+        return yield* new CannotReopen({ runId: reopen, detail: "the input has changed since that run; run the job instead (answers are reused)" })
+      }
+    }
+    const resume = reopen !== undefined ? reopened : Option.filter(previous, (last) => !forceNew && isResumable(last, fingerprint))
     if (Option.isSome(resume) && service !== undefined && resume.value.service !== null && resume.value.service !== service) {
       return yield* new OriginChanged({ runId: resume.value.id, was: resume.value.service, now: service })
     }

@@ -9,6 +9,12 @@ import { RunStatsSnapshot } from "../ledger/stored.ts"
 
 export { RunStatsSnapshot }
 
+/**
+ * What a run is doing, for the progress display: reading the input (fingerprint, count), the
+ * processing pass, finishing what is in flight after a stop, writing the output pass.
+ */
+export type RunPhase = "reading" | "processing" | "stopping" | "writing"
+
 export const emptyStats: RunStatsSnapshot = Schema.decodeUnknownSync(RunStatsSnapshot)({})
 
 export class RunStats {
@@ -16,9 +22,40 @@ export class RunStats {
     -readonly [K in keyof RunStatsSnapshot]: RunStatsSnapshot[K]
   }
   private readonly stageCounts: Record<string, number> = {}
+  // Display-only state, not saved with the run.
+  private phaseNow: RunPhase = "reading"
+  private phaseStarted = Date.now()
+  private processingStarted: number | undefined
+  private carried = 0
+  private rowsWritten = 0
 
   constructor(initial: Partial<RunStatsSnapshot> = {}) {
-    this.s = { ...emptyStats, ...initial }
+    this.s = { ...emptyStats, since: Date.now(), ...initial }
+  }
+
+  setPhase(phase: RunPhase, now = Date.now()) {
+    if (phase === this.phaseNow) return
+    this.phaseNow = phase
+    this.phaseStarted = now
+    if (phase === "processing" && this.processingStarted === undefined) this.processingStarted = now
+  }
+  /** Records an earlier invocation of this (resumed) run finished: not left to do, not this invocation's work. */
+  setCarried(records: number) {
+    this.carried = records
+  }
+  /** An input row through the output pass. */
+  rowWritten() {
+    this.rowsWritten++
+  }
+  /** The display's view: phase, when it began, this invocation's processing start, carried records, rows written. */
+  progress() {
+    return {
+      phase: this.phaseNow,
+      phaseStartedAt: this.phaseStarted,
+      processingStartedAt: this.processingStarted,
+      carried: this.carried,
+      written: this.rowsWritten
+    }
   }
 
   setTotal(total: number, estimate: boolean) {

@@ -10,7 +10,7 @@
  * A stop ends the reading; records in flight finish within the grace period; the ledger is
  * flushed; the run stays resumable.
  */
-import { Duration, Effect, Option, Stream } from "effect"
+import { Duration, Effect, Fiber, Option, Schedule, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
 import { Ledger } from "../ledger/ledger.ts"
@@ -24,6 +24,7 @@ import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
+import { makeRequestBudget } from "./request-budget.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -31,6 +32,8 @@ export interface RunSettings {
   readonly service?: string | undefined
   /** Start a new run even when the last one could be resumed. */
   readonly newRun?: boolean | undefined
+  /** Reopen this run (finished or not) instead: `retry` asks its failed records again. */
+  readonly reopen?: number | undefined
   readonly pipeline: Pipeline
   readonly source: Source
   readonly fingerprint: string
@@ -52,6 +55,8 @@ export interface RunSettings {
   readonly breakerThreshold?: number | undefined
   /** Completes when the user asks to stop (first SIGINT/SIGTERM). */
   readonly stop: Effect.Effect<void>
+  /** Requests this invocation may send (`--max-requests`); reaching it stops the run as a stop does. */
+  readonly maxRequests?: number | undefined
   /** How long records in flight may take to finish after a stop. */
   readonly grace: Duration.Duration
 }
@@ -60,6 +65,8 @@ export interface RunSummary {
   readonly runId: number
   readonly resumed: boolean
   readonly status: "finished" | "interrupted" | "aborted"
+  /** An interrupted run stopped by its request budget rather than a signal. */
+  readonly budgetSpent?: boolean
   readonly done: number
   readonly failed: number
   readonly readRejects: number
@@ -71,6 +78,9 @@ export interface RunSummary {
   /** What the output pass changed in the vector store. */
   readonly store?: StoreChanges
 }
+
+/** Most columns collected from a source that declares none (a guard against a key per record). */
+const MAX_COLLECTED_COLUMNS = 10_000
 
 /** `out/result.csv` → `out/result.run-7.csv`. */
 const besidePath = (path: string, runId: number) => {
@@ -89,9 +99,22 @@ const summary = (s: RunSummary): RunSummary => s
 export const runPipeline = (settings: RunSettings, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true)
+    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen)
     const { runId, resumed } = run
-    const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service }, run.startedAt)
+    if (resumed) {
+      const earlier = yield* ledger.counts(runId)
+      stats.setCarried(earlier.done + earlier.failed)
+    }
+    stats.setPhase("processing")
+    // The statistics saved every few seconds while the run goes, for `svc-batch status` in another
+    // terminal; stopped before the run is closed, so a late save never overwrites the final status.
+    const heartbeat = yield* Effect.forkScoped(
+      Effect.suspend(() => ledger.setRun(runId, "running", stats.snapshot())).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.delay(Duration.seconds(2)))
+    )
+    const close = (status: "aborted" | "interrupted" | "finished") => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats))
+    const budget = yield* makeRequestBudget(settings.maxRequests)
+    let budgetSpent = false
+    const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, run.startedAt)
     const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, { referenceAnswers: settings.cache !== "off", keyOf: answers.keyOf })
 
     const process = (record: SourceRecord) => {
@@ -120,30 +143,53 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
           })
         : process(record)
 
+    // A source that declares no columns (JSONL): every key met while reading, in order of first
+    // appearance, becomes a column of a CSV or Parquet output — not only the first record's keys.
+    const declared = yield* Effect.promise(() => settings.source.columns())
+    const seen = new Set<string>()
+    let overflow = 0
+    const collect = (fields: Readonly<Record<string, unknown>>) => {
+      for (const k in fields) {
+        if (seen.has(k)) continue
+        if (seen.size < MAX_COLLECTED_COLUMNS) seen.add(k)
+        else overflow++
+      }
+    }
     const records = settings.source.items().pipe(
       Stream.filterMap((item) => {
-        if (item._tag === "Record") return Option.some(item)
+        if (item._tag === "Record") {
+          if (declared === undefined) collect(item.fields)
+          return Option.some(item)
+        }
         stats.readReject()
         return Option.none()
       })
     )
     const pass = yield* Effect.either(
-      runPool({ items: records, workers: settings.recordConcurrency, process: handle, stop: settings.stop, grace: settings.grace })
+      runPool({
+        items: records,
+        workers: settings.recordConcurrency,
+        process: handle,
+        // After a stop nothing new is sent; what was sent is answered and kept, then the run ends.
+        stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(Effect.tap(() => budget.halt)),
+        grace: settings.grace,
+        drained: budget.drained
+      })
     )
     const readRejects = stats.snapshot().readRejects
 
     if (pass._tag === "Left") {
       const error = pass.left
       if (error._tag === "JobAborted") {
-        const counts = yield* closeRun(runId, "aborted", stats)
+        const counts = yield* close("aborted")
         return summary({ runId, resumed, status: "aborted", ...counts, readRejects, abortReason: error.reason })
       }
       yield* ledger.flush
       return yield* Effect.fail(error)
     }
     if (pass.right.stopped) {
-      const counts = yield* closeRun(runId, "interrupted", stats)
-      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects })
+      const counts = yield* close("interrupted")
+      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects, ...(budgetSpent ? { budgetSpent } : {}) })
     }
     stats.settleTotal()
     yield* ledger.flush
@@ -151,8 +197,18 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
-    const written = yield* writeOutputs({ ...settings, output: { ...settings.output, path: outputPath } }, runId)
-    const counts = yield* closeRun(runId, "finished", stats)
+    stats.setPhase("writing")
+    if (overflow > 0) {
+      yield* Effect.logWarning(`${settings.source.path}: more than ${MAX_COLLECTED_COLUMNS} distinct keys; keys met after that are left out of ${settings.output.format} output columns`)
+    }
+    // Counted for the progress line: the output pass reads the source once more.
+    const counted: Source = {
+      ...settings.source,
+      columns: () => Promise.resolve(declared ?? [...seen]),
+      items: () => settings.source.items().pipe(Stream.tap(() => Effect.sync(() => stats.rowWritten())))
+    }
+    const written = yield* writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId)
+    const counts = yield* close("finished")
     return summary({
       runId,
       resumed,

@@ -86,8 +86,8 @@ export interface Stage {
   readonly fanOut?: boolean
   /** Run the stage for a record only when this holds; otherwise its columns are null. */
   readonly when?: Condition
-  /** The models (limiter keys) its requests use, where fixed: for checks and for `search`. */
-  readonly models?: ReadonlyArray<string>
+  /** The endpoints and models its requests use (for `svc-batch check`, and `search`'s model). */
+  readonly calls: ReadonlyArray<{ readonly endpoint: Endpoint; readonly model: string }>
   readonly prepare: (fields: Fields) => Effect.Effect<Prepared, StageInputError>
 }
 
@@ -97,6 +97,16 @@ export interface Pipeline {
   readonly stages: ReadonlyArray<Stage>
   /** Every stage's columns, in order. */
   readonly columns: ReadonlyArray<Column>
+}
+
+/** Every model the pipeline's stages send to; undefined when a stage does not say (no calls declared). */
+export const pipelineModels = (pipeline: Pipeline): ReadonlyArray<string> | undefined => {
+  const models = new Set<string>()
+  for (const stage of pipeline.stages) {
+    if (stage.calls.length === 0) return undefined
+    for (const c of stage.calls) models.add(c.model)
+  }
+  return [...models]
 }
 
 export class PipelineError extends Data.TaggedError("PipelineError")<{ readonly pipeline: string; readonly detail: string }> {

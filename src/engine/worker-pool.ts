@@ -12,6 +12,8 @@ export interface PoolOptions<A, E, R, E2, R2> {
   /** Completes when a stop is asked. */
   readonly stop: Effect.Effect<void>
   readonly grace: Duration.DurationInput
+  /** After a stop, completes when nothing started can make progress any more (ends the grace early). */
+  readonly drained?: Effect.Effect<void>
 }
 
 /** Runs every item through `process`; says whether a stop cut it short. */
@@ -38,7 +40,8 @@ export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>):
     const pass = Effect.all([reader, ...Array.from({ length: options.workers }, () => worker)], { concurrency: "unbounded", discard: true })
     // A stop counts at once, also when the reader has already read everything (a stop near the
     // end): queued items are left for the next run; started ones get the grace period.
-    const deadline = options.stop.pipe(Effect.zipRight(markStopped), Effect.zipRight(Effect.sleep(options.grace)))
+    const graceOver = options.drained === undefined ? Effect.sleep(options.grace) : Effect.raceFirst(Effect.sleep(options.grace), options.drained)
+    const deadline = options.stop.pipe(Effect.zipRight(markStopped), Effect.zipRight(graceOver))
     yield* Effect.raceFirst(pass, deadline)
     return { stopped }
   })

@@ -48,6 +48,8 @@ export interface Run {
   readonly stats: RunStatsSnapshot
   /** Where its answers came from: "emulator" or the service's base URL; null for older runs. */
   readonly service: string | null
+  /** When its statistics were last saved (a running run saves them every few seconds). */
+  readonly updatedAt: number | null
 }
 
 export type RecordOutcome =
@@ -70,6 +72,8 @@ export interface LedgerService {
   readonly path: string
   /** A stored (or queued) answer written at or after `since` (ms), decoded; none if absent or of another shape. */
   readonly answer: <A>(key: string, schema: StoredSchema<A>, since?: number) => Effect.Effect<Option.Option<A>>
+  /** Whether an answer is stored (or queued) under `key`, without reading it. */
+  readonly hasAnswer: (key: string) => Effect.Effect<boolean>
   /** A stored answer as plain JSON (to resolve a reference to it). */
   readonly answerJson: (key: string) => Effect.Effect<Option.Option<unknown>>
   readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void>
@@ -91,6 +95,23 @@ export interface LedgerService {
   /** Sets a run's status and statistics (after a flush, so they agree with the records). */
   readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void>
   readonly counts: (runId: number) => Effect.Effect<Readonly<Record<RecordStatus, number>>>
+  /**
+   * Retention: deletes the per-record outcomes of the job's runs older than its newest `keepRuns`
+   * (their run rows and statistics stay), then answers that no kept record refers to and that are
+   * older than `answersBefore` (ms since the epoch); compacts the file when a quarter or more of it
+   * is free. Flushes first; never run it while the job runs elsewhere.
+   */
+  readonly gc: (job: string, keepRuns: number, answersBefore: number) => Effect.Effect<GcResult, LedgerError>
+}
+
+export interface GcResult {
+  /** Runs whose records were deleted. */
+  readonly runs: ReadonlyArray<number>
+  readonly records: number
+  readonly answers: number
+  readonly bytesBefore: number
+  readonly bytesAfter: number
+  readonly compacted: boolean
 }
 
 type WriteOp =
@@ -117,6 +138,7 @@ interface RunRow {
   readonly finished_at: number | null
   readonly counters: string
   readonly service: string | null
+  readonly updated_at: number | null
 }
 
 interface RecordRow {
@@ -181,7 +203,8 @@ const toRun = (row: RunRow): Run => ({
   startedAt: row.started_at,
   finishedAt: row.finished_at,
   stats: decodeStats(row.counters),
-  service: row.service
+  service: row.service,
+  updatedAt: row.updated_at
 })
 
 export const makeLedger = (options: LedgerOptions) =>
@@ -192,6 +215,7 @@ export const makeLedger = (options: LedgerOptions) =>
     )
     const q = {
       answer: db.prepare<[string, number], { answer: Stored }>("SELECT answer FROM answers WHERE content_key = ? AND created_at >= ?"),
+      hasAnswer: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM answers WHERE content_key = ?"),
       putAnswer: db.prepare(
         "INSERT INTO answers (content_key, endpoint, model, answer, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT (content_key) DO UPDATE SET answer = excluded.answer, tokens = excluded.tokens, created_at = excluded.created_at"
@@ -211,7 +235,7 @@ export const makeLedger = (options: LedgerOptions) =>
         "SELECT coalesce(json_extract(output, ?), json_extract(output, ?)) AS value, count(*) AS n FROM records WHERE run_id = ? AND status = 'done' GROUP BY value"
       ),
       newRun: db.prepare("INSERT INTO runs (job, fingerprint, status, started_at) VALUES (?, ?, 'running', ?)"),
-      setRun: db.prepare("UPDATE runs SET status = ?, finished_at = ?, counters = ? WHERE id = ?"),
+      setRun: db.prepare("UPDATE runs SET status = ?, finished_at = ?, counters = ?, updated_at = ? WHERE id = ?"),
       setRunService: db.prepare("UPDATE runs SET service = ? WHERE id = ?"),
       runById: db.prepare<[number], RunRow>("SELECT * FROM runs WHERE id = ?"),
       countByStatus: db.prepare<[number], { status: RecordStatus; n: number }>(
@@ -262,7 +286,47 @@ export const makeLedger = (options: LedgerOptions) =>
       return q.answer.get(key, since)?.answer
     }
 
+    const fileBytes = () => {
+      const pages = db.pragma("page_count", { simple: true }) as number
+      const size = db.pragma("page_size", { simple: true }) as number
+      return pages * size
+    }
+    const gc = (job: string, keepRuns: number, answersBefore: number) =>
+      Effect.zipRight(
+        flush,
+        Effect.try({
+          try: (): GcResult => {
+            const bytesBefore = fileBytes()
+            const old = db.prepare<[string, number], { id: number }>("SELECT id FROM runs WHERE job = ? ORDER BY id DESC LIMIT -1 OFFSET ?").all(job, keepRuns)
+            const trimmed: Array<number> = []
+            const outcome = db.transaction(() => {
+              let records = 0
+              const del = db.prepare("DELETE FROM records WHERE run_id = ?")
+              for (const r of old) {
+                const n = del.run(r.id).changes
+                if (n > 0) trimmed.push(r.id)
+                records += n
+              }
+              // Answers still used by a kept record (of any job in this ledger) stay, however old.
+              db.exec("CREATE TEMP TABLE IF NOT EXISTS kept_keys (k TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept_keys;")
+              db.exec("INSERT OR IGNORE INTO kept_keys SELECT j.value FROM records, json_each(records.output, '$.keys') AS j WHERE records.output IS NOT NULL AND json_valid(records.output) AND json_type(records.output, '$.keys') = 'array'")
+              const answers = db.prepare("DELETE FROM answers WHERE created_at < ? AND content_key NOT IN (SELECT k FROM kept_keys)").run(answersBefore).changes
+              db.exec("DROP TABLE kept_keys")
+              return { records, answers }
+            })()
+            const free = db.pragma("freelist_count", { simple: true }) as number
+            const pages = db.pragma("page_count", { simple: true }) as number
+            const compacted = pages > 0 && free / pages >= 0.25
+            if (compacted) db.exec("VACUUM")
+            return { runs: trimmed, ...outcome, bytesBefore, bytesAfter: fileBytes(), compacted }
+          },
+          catch: (e) => new LedgerError({ path: options.path, detail: `gc failed: ${(e as Error).message}` })
+        })
+      )
+
     const service: LedgerService = {
+      gc,
+      hasAnswer: (key) => Effect.sync(() => pending.has(key) || q.hasAnswer.get(key) !== undefined),
       path: options.path,
       answer: (key, schema, since = 0) =>
         Effect.sync(() => {
@@ -310,7 +374,10 @@ export const makeLedger = (options: LedgerOptions) =>
       setRunService: (id, service) => Effect.sync(() => void q.setRunService.run(service, id)),
       startRun: (job, fingerprint) => Effect.sync(() => Number(q.newRun.run(job, fingerprint, Date.now()).lastInsertRowid)),
       setRun: (id, status, stats) =>
-        Effect.sync(() => void q.setRun.run(status, status === "running" ? null : Date.now(), encodeStats(stats), id)),
+        Effect.sync(() => {
+          const now = Date.now()
+          q.setRun.run(status, status === "running" ? null : now, encodeStats(stats), now, id)
+        }),
       counts: (runId) =>
         Effect.sync(() => {
           const out: Record<RecordStatus, number> = { done: 0, failed: 0 }

@@ -35,5 +35,8 @@ export const migrations: ReadonlyArray<string> = [
   ) WITHOUT ROWID;
   `,
   // 2: where a run's answers came from: "emulator" or the service's base URL (never a key).
-  `ALTER TABLE runs ADD COLUMN service TEXT;`
+  `ALTER TABLE runs ADD COLUMN service TEXT;`,
+  // 3: when a run last saved its statistics (a running run saves them every few seconds), so
+  // `status` can tell a live run from one whose process died.
+  `ALTER TABLE runs ADD COLUMN updated_at INTEGER;`
 ]

@@ -59,6 +59,13 @@ export const RunStatsSnapshot = Schema.Struct({
   retries: count,
   rateLimited: count,
   tokens: count,
+  /** When this invocation of the run started (ms since the epoch): its rate is measured from it. */
+  since: count,
+  /**
+   * The run's records by moderation verdict, saved when it finished, so the report's trend still
+   * has them after retention dropped the records.
+   */
+  verdicts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) }),
   /** Counters stages report (e.g. translate_skipped). */
   stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) })
 })

@@ -196,12 +196,16 @@ export const buildReport = (run: Run, options: ReportOptions, input: Source | un
         }
       }
       const trend = yield* Effect.forEach(history.slice(0, options.trendRuns).reverse(), (r) =>
-        Effect.map(ledger.countByColumn(r.id, verdictColumn), (rows) => ({
-          runId: r.id,
-          startedAt: r.startedAt,
-          records: rows.reduce((n, x) => n + x.n, 0),
-          harmful: rows.find((x) => x.value === "harmful")?.n ?? 0
-        }))
+        Effect.map(ledger.countByColumn(r.id, verdictColumn), (counted) => {
+          // A run whose records retention removed: the counts it saved when it finished.
+          const rows = counted.length > 0 ? counted : Object.entries(r.stats.verdicts).map(([value, n]) => ({ value, n }))
+          return {
+            runId: r.id,
+            startedAt: r.startedAt,
+            records: rows.reduce((n, x) => n + x.n, 0),
+            harmful: rows.find((x) => x.value === "harmful")?.n ?? 0
+          }
+        })
       )
       moderation = {
         safe: verdicts.get("safe") ?? 0,

@@ -4,7 +4,7 @@
  * silence inside a body) rather than in an Effect race per request, which measured at a third of
  * the client's CPU per call (README, performance).
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Duration, Effect, Layer } from "effect"
 import { Agent } from "undici"
 import { ServiceConfig } from "./config.ts"

@@ -3,13 +3,20 @@
  * o200k_base (gpt-tokenizer), so the client's pre-send checks and the emulator's 400s agree.
  * A byte-level BPE never yields more tokens than UTF-8 bytes, so short texts skip tokenizing.
  */
-import { countTokens as o200kCount, isWithinTokenLimit } from "gpt-tokenizer/encoding/o200k_base"
+import { createRequire } from "node:module"
 import { utf8Bytes } from "./limits.ts"
 
-export const countTokens = (text: string): number => (text.length === 0 ? 0 : o200kCount(text))
+type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base")
+
+// Loaded on first use (its tables take ~0.15 s and ~30 MB): commands that never count tokens, and
+// texts short enough to skip counting, never pay for it. Its CommonJS build loads synchronously.
+let encoding: Encoding | undefined
+const o200k = (): Encoding => (encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding)
+
+export const countTokens = (text: string): number => (text.length === 0 ? 0 : o200k().countTokens(text))
 
 /** True when `text` is at most `limit` tokens; cheap for texts that are obviously short. */
 export const withinTokens = (text: string, limit: number): boolean => {
   if (text.length <= limit && utf8Bytes(text) <= limit) return true
-  return isWithinTokenLimit(text, limit) !== false
+  return o200k().isWithinTokenLimit(text, limit) !== false
 }

@@ -154,7 +154,7 @@ export const embed = (options: EmbedOptions): Stage => {
     reads: [options.field],
     columns,
     fanOut: long === "chunks",
-    models: [model],
+    calls: [{ endpoint: "embeddings", model }],
     ...(options.when ? { when: options.when } : {}),
     prepare: prepareSync((fields) => {
       const value = fields[options.field]

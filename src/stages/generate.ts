@@ -186,7 +186,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
     name: "generate",
     reads: templateFields(prompt),
     columns,
-    models: [model],
+    calls: [{ endpoint: "chat", model }],
     ...(options.when ? { when: options.when } : {}),
     prepare: prepareSync((fields) => {
       const filled = fillTemplate(prompt, fields)

@@ -76,6 +76,7 @@ export const moderate = (options: ModerateOptions): Stage => {
   return {
     name: "moderate",
     reads: options.fields,
+    calls: [{ endpoint: "chat", model }],
     columns: [column(out.verdict, ColumnType.string), column(out.categories, ColumnType.string), column(out.raw, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
     prepare: prepareSync((fields) => {

@@ -122,6 +122,7 @@ export const rerank = (options: RerankOptions): Stage => {
   return {
     name: "rerank",
     reads: [options.query, options.candidates],
+    calls: [{ endpoint: "rerank", model }],
     columns: [column(out.ranked, ColumnType.json), column(out.top, ColumnType.string), column(out.warnings, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
     prepare: prepareSync((fields) => {

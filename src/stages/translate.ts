@@ -74,6 +74,7 @@ export const translate = (options: TranslateOptions): Stage => {
   return {
     name: "translate",
     reads: options.fields,
+    calls: [{ endpoint: "translate", model: MODEL }],
     columns: [...options.fields.map((f) => column(target(f), ColumnType.string)), column(warnings, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
     prepare: prepareSync((fields) => {

@@ -49,7 +49,7 @@ describe("backfill crash", () => {
       ].join("\n") + "\n"
     )
     const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
-    const ledger = join(dir, "out", "crash-backfill.ledger.sqlite")
+    const ledger = join(dir, ".svc-batch", "crash-backfill.ledger.sqlite")
     const first = spawnCli(["run", job], env)
     while (doneInLedger(ledger) < 150) await new Promise((r) => setTimeout(r, 20))
     first.child.kill("SIGKILL")

@@ -30,6 +30,25 @@ describe("svc-batch emulator", () => {
     expect(p.err()).not.toMatch(/at .*\.ts:\d+/)
   })
 
+  it("a port already in use: exit 2 and one line saying so, no stack trace", async () => {
+    const first = start(["emulator", "--port", "0"])
+    const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/)
+    try {
+      const second = start(["emulator", "--port", port!])
+      expect(await second.exited).toBe(2)
+      expect(second.err().trim()).toBe(`svc-batch: cannot listen on 127.0.0.1:${port}: the port is in use (stop what holds it, or pick another --port; 0 picks a free one)`)
+    } finally {
+      first.child.kill("SIGTERM")
+      await first.exited
+    }
+  })
+
+  it("a port out of range: exit 2 naming --port", async () => {
+    const p = start(["emulator", "--port", "70000"])
+    expect(await p.exited).toBe(2)
+    expect(p.err()).toContain("--port: a port from 0 to 65535")
+  })
+
   it("parses --rpm as one number or per-model pairs", () => {
     expect(parseRpm("3000")).toBe(3000)
     expect(parseRpm("svc3-mini=600, *=100")).toEqual({ "svc3-mini": 600, "*": 100 })

@@ -14,6 +14,7 @@ export const condition = (source: string, columns: ReadonlyArray<string>, test: 
 export const lengthStage = (name: string, field: string, when?: Condition): Stage => ({
   name,
   reads: [field],
+  calls: [],
   columns: [column(`${name}_len`, ColumnType.number)],
   ...(when ? { when } : {}),
   prepare: prepareSync((fields) =>
@@ -37,6 +38,7 @@ export const lengthStage = (name: string, field: string, when?: Condition): Stag
 export const wordsStage = (name: string, field: string): Stage => ({
   name,
   reads: [field],
+  calls: [],
   columns: [column(`${name}_word`, ColumnType.string), column(`${name}_n`, ColumnType.number)],
   fanOut: true,
   prepare: prepareSync((fields) => {
@@ -56,6 +58,7 @@ const Embedding = Schema.Struct({ vector: Schema.Array(Schema.Number), tokens: S
 export const embedStage = (field: string): Stage => ({
   name: "embed",
   reads: [field],
+  calls: [],
   columns: [column("embedding", ColumnType.vector(1536)), column("embedding_info", ColumnType.json)],
   prepare: prepareSync((fields) =>
     prepared(

@@ -1,10 +1,10 @@
 /** Job files: one Schema with its defaults, errors naming file and field, one resolver. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { loadJobFile, resolveJob } from "../../src/engine/job.ts"
+import { loadJobFile, resolveJob, unusedRpmModels } from "../../src/engine/job.ts"
 
 const jobFile = (yaml: string) => {
   const dir = mkdtempSync(join(tmpdir(), "svc-job-"))
@@ -36,6 +36,10 @@ describe("job files", () => {
     expect(problem(`${base}stages:\n  - { moderate: { fields: [a] }, translate: { fields: [a], to: en } }\n`)).toMatch(/^stages\.0: a stage is one key/)
   })
 
+  it("names the allowed values of a union once, not one line per alternative", () => {
+    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\ncache: sometimes\n`)).toBe(`cache: Expected "read-write" | "refresh" | "off", actual "sometimes"`)
+  })
+
   it("names an unknown field by its path", () => {
     expect(problem(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurency: 3 }\n`)).toBe("limits.concurency: unknown field")
   })
@@ -49,7 +53,26 @@ describe("resolveJob", () => {
       expect(job.input).toEqual({ path: join(dir, "in.csv"), format: "csv", id: undefined })
       expect(job.output).toEqual({ path: join(dir, "out/result.parquet"), format: "parquet" })
       expect(job.rejects).toBe(join(dir, "out/result.rejects.jsonl"))
+      expect(job.state).toBe(join(dir, ".svc-batch/j.ledger.sqlite"))
+    })
+  )
+
+  it.effect("keeps the default ledger beside the job file, whatever --output says", () =>
+    Effect.gen(function* () {
+      const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
+      const job = yield* resolveJob(path, { output: join(tmpdir(), "2024-06-01", "result.parquet") })
+      expect(job.state).toBe(join(dir, ".svc-batch/j.ledger.sqlite"))
+    })
+  )
+
+  it.effect("uses a ledger found at the former default place (beside the output) until it is moved", () =>
+    Effect.gen(function* () {
+      const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
+      mkdirSync(join(dir, "out"))
+      writeFileSync(join(dir, "out/j.ledger.sqlite"), "")
+      const job = yield* resolveJob(path)
       expect(job.state).toBe(join(dir, "out/j.ledger.sqlite"))
+      expect(job.formerDefaultState).toEqual({ path: join(dir, "out/j.ledger.sqlite"), moveTo: join(dir, ".svc-batch/j.ledger.sqlite") })
     })
   )
 
@@ -63,6 +86,15 @@ describe("resolveJob", () => {
     })
   )
 
+  it.effect("refuses a command-line limit out of the job file's range, naming the flag", () =>
+    Effect.gen(function* () {
+      const { path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
+      const error = yield* Effect.flip(resolveJob(path, { records: 0 }))
+      expect(error._tag).toBe("OptionError")
+      expect(error.message).toBe("--records: Expected a positive number, actual 0")
+    })
+  )
+
   it.effect("says which input file is missing", () =>
     Effect.gen(function* () {
       const { path } = jobFile(`${base.replace("in.csv", "nope.csv")}pipeline: moderation\nfields: { text: text }\n`)
@@ -70,4 +102,17 @@ describe("resolveJob", () => {
       expect(error.message).toMatch(/job\.yaml: input file not found: .*nope\.csv$/)
     })
   )
+})
+
+describe("unusedRpmModels", () => {
+  it("names the rpm keys no stage uses, and the models used", () => {
+    expect(unusedRpmModels({ "svc3-gaurd": 60, "*": 10 }, ["svc3-guard", "translate"])).toBe(
+      `"svc3-gaurd": no stage of this job uses this model (used: svc3-guard, translate; "*" for every other)`
+    )
+  })
+
+  it("accepts the models used and *, and checks nothing when the models are unknown", () => {
+    expect(unusedRpmModels({ "svc3-guard": 60, "*": 10 }, ["svc3-guard"])).toBeUndefined()
+    expect(unusedRpmModels({ anything: 60 }, undefined)).toBeUndefined()
+  })
 })

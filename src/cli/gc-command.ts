@@ -1,0 +1,45 @@
+/**
+ * `svc-batch gc <job-file> [--keep-runs N] [--answer-days D] [--json]`: applies retention to the
+ * job's ledger now (a finished run applies the job's `retention:` by itself). Refuses while a run
+ * of the job is going on.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
+import { Ledger, type GcResult } from "../ledger/ledger.ts"
+import { ConfigError } from "./endpoint.ts"
+import { jobWithLedger } from "./job-ledger.ts"
+import { viewOf } from "./run-view.ts"
+
+const DAY = 86_400_000
+
+export const describeGc = (r: GcResult): string => {
+  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
+  return `${r.records} records of ${r.runs.length} older run(s) and ${r.answers} unused answers removed; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}${r.compacted ? " (compacted)" : ""}`
+}
+
+export const gcCommand = Command.make(
+  "gc",
+  {
+    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    keepRuns: Options.integer("keep-runs").pipe(Options.withDescription("runs whose records are kept (default: the job's retention.runs)"), Options.optional),
+    answerDays: Options.integer("answer-days").pipe(Options.withDescription("delete unused answers older than this (default: the job's retention.answerDays)"), Options.optional),
+    json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON"))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const job = yield* jobWithLedger(o.job)
+      const keep = Option.getOrElse(o.keepRuns, () => job.job.retention.runs)
+      const days = Option.getOrElse(o.answerDays, () => job.job.retention.answerDays)
+      if (keep < 1) return yield* new ConfigError({ detail: `--keep-runs: expected 1 or more, got ${keep}` })
+      if (days < 0) return yield* new ConfigError({ detail: `--answer-days: expected 0 or more, got ${days}` })
+      const result = yield* Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const last = yield* ledger.lastRun(job.name)
+        if (Option.isSome(last) && viewOf(last.value).state === "running") {
+          return yield* new ConfigError({ detail: `run ${last.value.id} of ${job.name} is going on: run gc when it has ended` })
+        }
+        return yield* ledger.gc(job.name, keep, Date.now() - days * DAY)
+      }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      yield* Console.log(o.json ? JSON.stringify(result) : `svc-batch gc ${job.name}: ${describeGc(result)}`)
+    })
+).pipe(Command.withDescription("Apply retention to a job's ledger: drop older runs' records and unused old answers, compact. Example: svc-batch gc jobs/nightly.yaml --keep-runs 3"))

@@ -1,0 +1,79 @@
+/**
+ * `svc-batch plan <job-file> [--json]` (and `run --dry-run`): what a run would cost and how long it
+ * would take — per stage and model: records, requests already answered (free), requests to send,
+ * tokens and code points still to send, and the duration at the job's rpm limits. Reads the input
+ * once; sends nothing; starts no emulator.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
+import { existsSync } from "node:fs"
+import { pipelineForJob } from "../../pipelines/index.ts"
+import { resolveJob, type ResolvedJob } from "../engine/job.ts"
+import { type Plan, planJob } from "../engine/plan.ts"
+import { openSource } from "../io/open-source.ts"
+import { Ledger } from "../ledger/ledger.ts"
+import { envProvider, settingsFromEnv } from "../service/config.ts"
+import { ConfigError } from "./endpoint.ts"
+
+const fmt = (n: number) => n.toLocaleString("en-US")
+const minutes = (m: number | undefined) => (m === undefined ? "unknown (no limits.rpm)" : m < 1 ? `${Math.ceil(m * 60)} s` : m < 90 ? `${m.toFixed(1)} min` : `${(m / 60).toFixed(1)} h`)
+
+export const planLines = (job: ResolvedJob, plan: Plan, origin: string): ReadonlyArray<string> => {
+  const head = ["stage", "endpoint", "model", "records", "answered", "to send", "tokens", "code points"]
+  const rows = plan.rows.map((r) => [
+    r.stage,
+    r.endpoint,
+    r.model,
+    `${fmt(r.records)}${r.assumed > 0 ? ` (${fmt(r.assumed)} if earlier stages allow)` : ""}`,
+    fmt(r.cached),
+    fmt(r.toSend),
+    r.endpoint === "translate" ? "-" : fmt(r.tokens),
+    r.endpoint === "translate" ? fmt(r.codePoints) : "-"
+  ])
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (r: ReadonlyArray<string>) => r.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd()
+  const errors = Object.entries(plan.inputErrors).map(([stage, n]) => `${n} record(s) refused by ${stage} before any request (e.g. a missing field)`)
+  return [
+    `svc-batch plan ${job.name}: ${fmt(plan.records)} records in ${job.input.path}${plan.unreadable > 0 ? `, ${fmt(plan.unreadable)} unreadable` : ""}; answers looked up for ${origin === "emulator" ? "the embedded EMULATOR" : origin}`,
+    line(head),
+    ...rows.map(line),
+    ...errors.map((e) => `  ${e}`),
+    ...plan.models.map((m) => `  ${m.model}: ${fmt(m.requests)} requests to send${m.rpm !== undefined ? ` at ${fmt(m.rpm)}/min: ${minutes(m.minutes)}` : ": no rpm limit set"}`),
+    `  duration at the rpm limits: ${minutes(plan.minutes)}${plan.models.length > 1 && plan.minutes !== undefined ? " (the slowest model's)" : ""}; nothing was sent`
+  ]
+}
+
+/** The plan of a resolved job (used by `plan` and `run --dry-run`). */
+export const planOf = (file: string, job: ResolvedJob) =>
+  Effect.gen(function* () {
+    const pipeline = yield* pipelineForJob(file, job.job)
+    const env = yield* settingsFromEnv.pipe(
+      Effect.withConfigProvider(envProvider()),
+      Effect.mapError((e) => new ConfigError({ detail: `invalid configuration: ${e.message}` }))
+    )
+    // The origin the answers would come from, as the ledger keys them (never the key).
+    const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), { onNone: () => "emulator", onSome: (u) => u.replace(/\/+$/, "") })
+    const source = openSource(job.input.path, job.input.format)
+    const plan = existsSync(job.state)
+      ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))
+    return { plan, origin }
+  })
+
+export const planCommand = Command.make(
+  "plan",
+  {
+    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    json: Options.boolean("json").pipe(Options.withDescription("print the plan as one JSON object"))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const job = yield* resolveJob(o.job)
+      const { plan, origin } = yield* planOf(o.job, job)
+      yield* Console.log(o.json ? JSON.stringify({ job: job.name, origin, ...plan }) : planLines(job, plan, origin).join("\n"))
+    })
+).pipe(
+  Command.withDescription(
+    "Estimate a run without sending anything: per stage and model, records, answers already in the ledger, requests to send, tokens, duration at the rpm limits. Example: svc-batch plan jobs/bulk-translate.yaml"
+  )
+)

@@ -1,0 +1,46 @@
+/**
+ * `svc-batch retry <job-file> [--run N]`: asks the failed records of a run again — a finished run
+ * too (`run --retry-failed` only resumes an unfinished one) — keeping its done records, and
+ * rewrites its outputs (dataset, rejects, report, store) atomically. The input must be the file the
+ * run read.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { Ledger } from "../ledger/ledger.ts"
+import { chosenRun, jobWithLedger } from "./job-ledger.ts"
+import { executeRun } from "./run-command.ts"
+
+export const retryCommand = Command.make(
+  "retry",
+  {
+    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
+    maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional)
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const job = yield* jobWithLedger(o.job)
+      const run = yield* chosenRun(o.job, job, o.run).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      const none = Option.none()
+      yield* executeRun({
+        job: o.job,
+        input: none,
+        inputFormat: none,
+        output: none,
+        outputFormat: none,
+        rejects: none,
+        state: none,
+        rpm: none,
+        concurrency: none,
+        records: none,
+        maxAttempts: none,
+        cache: none,
+        retryFailed: true,
+        newRun: false,
+        graceMs: none,
+        maxRequests: o.maxRequests,
+        dryRun: false,
+        reopen: run.id
+      })
+    })
+).pipe(Command.withDescription("Ask a run's failed records again (a finished run too) and rewrite its outputs. Example: svc-batch retry jobs/nightly.yaml --run 12"))

@@ -1,0 +1,27 @@
+/** `svc-batch runs <job-file> [--limit N] [--json]`: the job's past runs, newest first; sends nothing. */
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect } from "effect"
+import { Ledger } from "../ledger/ledger.ts"
+import { jobWithLedger } from "./job-ledger.ts"
+import { runsTable, viewOf } from "./run-view.ts"
+
+export const runsCommand = Command.make(
+  "runs",
+  {
+    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    limit: Options.integer("limit").pipe(Options.withDescription("how many runs, newest first"), Options.withDefault(20)),
+    json: Options.boolean("json").pipe(Options.withDescription("one JSON object per run"))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const job = yield* jobWithLedger(o.job)
+      const runs = yield* Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      const views = runs.map((r) => viewOf(r))
+      if (o.json) {
+        for (const v of views) yield* Console.log(JSON.stringify(v))
+        return
+      }
+      if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${job.state}`)
+      yield* Console.log(runsTable(views).join("\n"))
+    })
+).pipe(Command.withDescription("List a job's runs with outcome, counts, duration, requests and cache hits; sends nothing. Example: svc-batch runs jobs/nightly.yaml --limit 7"))

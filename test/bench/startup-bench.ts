@@ -1,0 +1,36 @@
+/**
+ * Start-up benchmark (not a test): wall time and peak RSS of `svc-batch --help` and `svc-batch
+ * status <job>`, median of 5, for the compiled bundle (what the bin runs after `npm run build`)
+ * and the TypeScript sources through tsx (what it runs when a source is newer than the build).
+ *   npm run bench:startup
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import { cpus } from "node:os"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const root = new URL("../..", import.meta.url).pathname
+const dir = mkdtempSync(join(tmpdir(), "svc-startup-"))
+writeFileSync(join(dir, "in.jsonl"), '{"id":"a","text":"hello"}\n')
+const job = join(dir, "job.yaml")
+writeFileSync(job, "name: s\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n")
+const env = { ...process.env }
+delete env.SVC_BASE_URL
+delete env.SVC_API_KEY
+execFileSync(process.execPath, [join(root, "src/cli/bin.mjs"), "run", job], { stdio: "ignore", env })
+
+const measure = (args: ReadonlyArray<string>) => {
+  const runs = Array.from({ length: 5 }, () => {
+    const t0 = performance.now()
+    const r = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, ...args], { encoding: "utf8" })
+    return { ms: performance.now() - t0, kib: Number(r.stderr.trim().split("\n").at(-1)) }
+  }).sort((a, b) => a.ms - b.ms)
+  return `${Math.round(runs[2]!.ms)} ms, ${Math.round(runs[2]!.kib / 1024)} MiB`
+}
+
+console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}`)
+const bundle = join(root, "dist/cli/main.js")
+const tsx = [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "src/cli/main.ts")]
+console.log(`--help   bundle ${measure([bundle, "--help"])};  tsx sources ${measure([...tsx, "--help"])}`)
+console.log(`status   bundle ${measure([bundle, "status", job])};  tsx sources ${measure([...tsx, "status", job])}`)

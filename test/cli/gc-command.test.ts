@@ -1,0 +1,51 @@
+/** Retention: a nightly job's ledger stays bounded; `svc-batch gc` applies it on demand. */
+import { describe, expect, it } from "@effect/vitest"
+import { readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { spawnCli } from "./spawn-cli.ts"
+
+const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
+
+const nightly = (extra = "") => {
+  const dir = tempDir()
+  const input = writeCorpus(dir, 2000)
+  const job = join(dir, "job.yaml")
+  writeFileSync(job, `name: nightly\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\n${extra}`)
+  return { dir, job, ledger: join(dir, ".svc-batch", "nightly.ledger.sqlite") }
+}
+
+describe("ledger retention", () => {
+  it("10 nightly runs of an unchanged corpus: the ledger stays within 1.5× its size after the first; the trend still counts every run", async () => {
+    const { dir, job, ledger } = nightly()
+    const sizes: Array<number> = []
+    for (let i = 0; i < 10; i++) {
+      const run = spawnCli(["run", job], env)
+      expect(await run.exited).toBe(0)
+      sizes.push(statSync(ledger).size)
+    }
+    expect(sizes[9]! / sizes[0]!).toBeLessThanOrEqual(1.5)
+    const report = JSON.parse(readFileSync(join(dir, "out", "result.report.json"), "utf8")) as { moderation: { trend: Array<{ runId: number; records: number; harmful: number }> } }
+    expect(report.moderation.trend.map((t) => [t.runId, t.records, t.harmful])).toEqual(Array.from({ length: 7 }, (_, i) => [i + 4, 2000, 400]))
+  }, 120_000)
+
+  it("gc --keep-runs: removes older runs' records, reports sizes; runs still lists every run", async () => {
+    const { job } = nightly("retention: { runs: 5 }\nreport: { enabled: false }\n")
+    for (let i = 0; i < 3; i++) expect(await spawnCli(["run", job], env).exited).toBe(0)
+    const gc = spawnCli(["gc", job, "--keep-runs", "1", "--json"], env)
+    expect(await gc.exited).toBe(0)
+    const result = JSON.parse(gc.out()) as { runs: Array<number>; records: number; answers: number; bytesBefore: number; bytesAfter: number }
+    expect(result).toMatchObject({ runs: [2, 1], records: 4000, answers: 0 })
+    expect(result.bytesAfter).toBeLessThan(result.bytesBefore)
+    const runs = spawnCli(["runs", job], env)
+    expect(await runs.exited).toBe(0)
+    expect(runs.out().trim().split("\n")).toHaveLength(4)
+  }, 60_000)
+
+  it("refuses a retention that would break the report's comparison", async () => {
+    const { job } = nightly("retention: { runs: 1 }\n")
+    const run = spawnCli(["run", job], env)
+    expect(await run.exited).toBe(2)
+    expect(run.err()).toContain("retention.runs: at least 2: the report compares a run with the previous one")
+  }, 30_000)
+})

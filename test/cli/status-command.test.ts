@@ -1,0 +1,92 @@
+/** `svc-batch status` and `runs`: read from the ledger while a run goes on in another process. */
+import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { existsSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { viewOf } from "../../src/cli/run-view.ts"
+import { emptyStats } from "../../src/engine/run-stats.ts"
+import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { spawnCli } from "./spawn-cli.ts"
+
+const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
+
+const doneInLedger = (path: string): number => {
+  if (!existsSync(path)) return 0
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true })
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM records WHERE status = 'done'").get() as { n: number }).n
+    } finally {
+      db.close()
+    }
+  } catch {
+    return 0
+  }
+}
+
+describe("svc-batch status", () => {
+  it("reports a run in progress in another process (running, rate, ETA), then its end; runs lists it", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 300)
+    const job = join(dir, "job.yaml")
+    // 20 records/s: the run takes ~15 s, long enough to look at while it goes.
+    writeFileSync(job, `name: watched\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\nlimits: { rpm: { svc3-guard: 1200 } }\nreport: { enabled: false }\n`)
+    const ledger = join(dir, ".svc-batch", "watched.ledger.sqlite")
+    const run = spawnCli(["run", job], env)
+    while (doneInLedger(ledger) < 40) await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, 2500)) // a heartbeat has saved the statistics
+
+    const status = spawnCli(["status", job, "--json"], env)
+    expect(await status.exited).toBe(0)
+    const view = JSON.parse(status.out()) as { state: string; done: number; pending: number; rate: number; etaSeconds: number; service: string }
+    expect(view.state).toBe("running")
+    expect(view.done).toBeGreaterThan(0)
+    expect(view.pending).toBeGreaterThan(0)
+    expect(view.rate).toBeGreaterThan(5)
+    expect(view.etaSeconds).toBeGreaterThan(0)
+    expect(view.service).toBe("emulator")
+
+    run.child.kill("SIGINT")
+    expect(await run.exited).toBe(130)
+    const after = spawnCli(["status", job], env)
+    expect(await after.exited).toBe(0)
+    expect(after.out()).toMatch(/^run 1 of watched: interrupted\n  records  \d+\/300 \(\d+ done, 0 failed, \d+ pending\)/)
+    expect(after.out()).toContain("EMULATOR")
+
+    const runs = spawnCli(["runs", job], env)
+    expect(await runs.exited).toBe(0)
+    const lines = runs.out().trim().split("\n")
+    expect(lines[0]).toMatch(/^run\s+state\s+started \(UTC\)\s+took\s+done\s+failed\s+requests\s+cache hits\s+service$/)
+    expect(lines[1]).toMatch(/^1\s+interrupted\s+/)
+  }, 60_000)
+
+  it("says the job has not run yet (exit 2)", async () => {
+    const dir = tempDir()
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, "name: never\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl }\noutput: { path: out/r.jsonl }\n")
+    const status = spawnCli(["status", job], env)
+    expect(await status.exited).toBe(2)
+    expect(status.err()).toContain("the job has not run yet")
+  }, 30_000)
+})
+
+describe("run view", () => {
+  const run = (updatedAgoMs: number) => ({
+    id: 3,
+    job: "j",
+    fingerprint: "f",
+    status: "running" as const,
+    startedAt: 1_000_000,
+    finishedAt: null,
+    service: "emulator",
+    updatedAt: 2_000_000 - updatedAgoMs,
+    stats: { ...emptyStats, total: 100, done: 40, failed: 2, skipped: 10, since: 1_990_000 - updatedAgoMs }
+  })
+  it("a running run that saves its statistics is running, with this invocation's rate and an ETA", () => {
+    const v = viewOf(run(1000), 2_000_000)
+    expect(v).toMatchObject({ state: "running", pending: 58, rate: 3.2, etaSeconds: 19 })
+  })
+  it("a running run that stopped saving them is stale (its process is gone)", () => {
+    expect(viewOf(run(60_000), 2_000_000)).toMatchObject({ state: "stale", etaSeconds: null })
+  })
+})

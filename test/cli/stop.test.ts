@@ -1,0 +1,33 @@
+/** Ctrl-C behind a rate limit: nothing new is sent after it, and the run ends without waiting out its grace. */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import type { RunningEmulator } from "../../src/emulator/server.ts"
+import { emulatorFor, KEY, requestLog } from "../helpers.ts"
+import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { spawnCli } from "./spawn-cli.ts"
+
+describe("stop", () => {
+  let emu: RunningEmulator
+  const log = requestLog()
+  beforeAll(async () => {
+    emu = await emulatorFor({ onRequest: log.onRequest, latencyMs: 100 })
+  })
+  afterAll(() => emu.close())
+
+  it("SIGINT at 1,200 requests/min with 64 records waiting: at most the requests in flight are answered after it", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 400)
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, `name: stopping\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 1200 }, concurrency: 4, records: 64 }\n`)
+    const run = spawnCli(["run", job], { SVC_BASE_URL: emu.url, SVC_API_KEY: KEY })
+    while (log.entries.length < 20) await new Promise((r) => setTimeout(r, 20))
+    const atSignal = log.entries.length
+    const t0 = Date.now()
+    run.child.kill("SIGINT")
+    expect(await run.exited).toBe(130)
+    expect(Date.now() - t0).toBeLessThan(4000) // not the 10 s grace
+    await new Promise((r) => setTimeout(r, 300))
+    expect(log.entries.length - atSignal).toBeLessThanOrEqual(4 + 1) // in flight (concurrency 4), one racing the signal
+  }, 30_000)
+})
