@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net"
 import { bodyLimitFor } from "../service/limits.ts"
 import { makeFaults } from "./faults.ts"
-import { handlers, INVALID_JSON, rateKey, type Reply } from "./handlers.ts"
+import { knobValue } from "./knobs.ts"
+import { INVALID_JSON, makeHandlers, rateKey, type Reply } from "./handlers.ts"
 import { fnv1a } from "./hash.ts"
 import type { DrainLimits, EmulatorOptions, FaultKind } from "./options.ts"
 import { makeRateLimiter } from "./rate-limit.ts"
@@ -144,6 +145,7 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
   const faults = makeFaults(options)
   const sockets = new Set<Socket>()
   const drain = { ...DefaultDrain, ...options.drain }
+  const handlers = makeHandlers({ nonconformingRate: knobValue(options, "nonconformingRate") })
 
   const log = (path: string, model: string | undefined, status: number, body: Buffer | undefined, fault: FaultKind | undefined) => {
     options.onRequest?.({

@@ -1,5 +1,6 @@
 /** Chat completions rules (spec §2.1–2.7, §4.1–4.3) against the emulator over raw HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { validatorFor } from "../../src/emulator/models/json-instance.ts"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { chatBody, emulatorFor, post, sseData } from "../helpers.ts"
 
@@ -342,5 +343,52 @@ describe("chat completions", () => {
       expect(typeof JSON.parse(args).city).toBe("string")
       expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe("tool_calls")
     })
+  })
+})
+
+describe("chat json_schema with the nonconforming-rate knob", () => {
+  const schema = {
+    type: "object",
+    properties: { label: { enum: ["spam", "ham"] }, score: { type: "number", minimum: 0, maximum: 1 }, code: { type: "string", pattern: "^[A-Z]{2}\\d{3}$" } },
+    required: ["label", "score", "code"],
+    additionalProperties: false
+  }
+  const ask = (emu: RunningEmulator, seed: number) =>
+    post(emu, CHAT, chatBody("classify this", { seed, response_format: { type: "json_schema", json_schema: { name: "c", schema } } }))
+  const conforming = async (emu: RunningEmulator, seeds: number) => {
+    const validate = validatorFor(schema)!
+    let ok = 0
+    for (let seed = 1; seed <= seeds; seed++) if (validate(JSON.parse((await ask(emu, seed)).json.choices[0].message.content))) ok++
+    return ok
+  }
+
+  it("conforms always by default (rate 0)", async () => {
+    const emu = await emulatorFor()
+    try {
+      expect(await conforming(emu, 60)).toBe(60)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it("makes about the configured share of answers not conform, the same ones for the same requests", async () => {
+    const emu = await emulatorFor({ nonconformingRate: 0.3 })
+    try {
+      const ok = await conforming(emu, 200)
+      expect(1 - ok / 200).toBeGreaterThan(0.2)
+      expect(1 - ok / 200).toBeLessThan(0.4)
+      for (const seed of [1, 2, 3, 4, 5, 6]) expect((await ask(emu, seed)).json.choices[0].message.content).toBe((await ask(emu, seed)).json.choices[0].message.content)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it("at rate 1 never conforms, and keeps valid JSON", async () => {
+    const emu = await emulatorFor({ nonconformingRate: 1 })
+    try {
+      expect(await conforming(emu, 30)).toBe(0)
+    } finally {
+      await emu.close()
+    }
   })
 })

@@ -9,8 +9,16 @@
  * a keyword this generator only approximates (`not`, `oneOf` overlaps, exotic patterns).
  */
 import { Ajv, type ValidateFunction } from "ajv"
-import addFormats from "ajv-formats"
-import RandExp from "randexp"
+import ajvFormats from "ajv-formats"
+import randexp from "randexp"
+
+/**
+ * A CommonJS package's export under either module resolution: the bundler-style resolution of
+ * tsx/vitest types the default import as `module.exports`, NodeNext (the build) as the namespace.
+ */
+const cjsDefault = <A>(module: unknown): A => ((module as { default?: A }).default ?? module) as A
+const RandExp = cjsDefault<typeof import("randexp").default>(randexp)
+const addFormats = cjsDefault<typeof import("ajv-formats").default>(ajvFormats)
 
 type JsonSchema = Record<string, unknown>
 
@@ -419,5 +427,81 @@ export const conformingInstance = (schema: unknown, rand: () => number, hint = "
   const validate = validatorFor(schema)
   let value = makeInstance(schema, rand, hint, 0, context)
   for (let i = 1; i < tries && validate !== null && !validate(value); i++) value = makeInstance(schema, rand, "", 0, i < tries / 2 ? context : {}, true)
+  return value
+}
+
+// ---- deliberately non-conforming answers ---------------------------------------------------------
+
+type Path = ReadonlyArray<string | number>
+
+const setAt = (value: unknown, path: Path, to: unknown | typeof REMOVE): unknown => {
+  if (path.length === 0) return to
+  const copy: unknown = structuredClone(value)
+  let at = copy as Record<string | number, unknown>
+  for (const part of path.slice(0, -1)) at = at[part] as Record<string | number, unknown>
+  const last = path[path.length - 1]!
+  if (to === REMOVE) delete at[last]
+  else at[last] = to
+  return copy
+}
+const REMOVE: unique symbol = Symbol("remove")
+
+/**
+ * A value that does not conform to `schema`, made from `value` (a conforming one) the way a model
+ * misses a schema: a constraint of one field (pattern, enum, format, range, length) first, else a
+ * field of the wrong type, else a missing required key or an extra one where none are allowed.
+ * Which field is drawn from `rand`. Returns `value` when nothing it tries breaks the schema.
+ */
+export const nonconformingInstance = (schema: unknown, value: unknown, rand: () => number): unknown => {
+  const validate = validatorFor(schema)
+  if (validate === null) return value
+  const g = new Generator(schema, rand, {})
+  const tiers: [Array<() => unknown>, Array<() => unknown>, Array<() => unknown>] = [[], [], []]
+  const walk = (schemaAt: unknown, v: unknown, path: Path, depth: number) => {
+    if (depth > 24) return
+    const s = g.flatten(schemaAt)
+    const put = (tier: 0 | 1 | 2, to: unknown) => tiers[tier].push(() => setAt(value, path, to))
+    if (typeof v === "string") {
+      if (typeof s.pattern === "string") put(0, `${v} does not match`)
+      if (typeof s.format === "string") put(0, `not a ${s.format}: ${v}`)
+      if ((num(s.minLength) ?? 0) > 0) put(0, "")
+      if (num(s.maxLength) !== undefined) put(0, `${v}${"x".repeat((s.maxLength as number) + 1)}`)
+      if (Array.isArray(s.enum) || "const" in s) put(0, `${v}-unlisted`)
+      put(1, 42)
+    } else if (typeof v === "number") {
+      const lo = num(s.minimum) ?? num(s.exclusiveMinimum)
+      const hi = num(s.maximum) ?? num(s.exclusiveMaximum)
+      if (lo !== undefined) put(0, lo - 1)
+      if (hi !== undefined) put(0, hi + 1)
+      if (num(s.multipleOf) !== undefined) put(0, v + (s.multipleOf as number) / 2)
+      if (Array.isArray(s.enum) || "const" in s) put(0, v + 0.5)
+      if (Number.isInteger(v)) put(0, v + 0.5)
+      put(1, String(v))
+    } else if (typeof v === "boolean") {
+      if (Array.isArray(s.enum) || "const" in s) put(0, !v)
+      put(1, String(v))
+    } else if (Array.isArray(v)) {
+      if ((num(s.minItems) ?? 0) > 0) put(2, v.slice(0, num(s.minItems)! - 1))
+      if (s.uniqueItems === true && v.length > 0) put(2, [...v, v[0]])
+      put(1, JSON.stringify(v))
+      const items = Array.isArray(s.items) ? undefined : s.items
+      v.forEach((item, i) => walk(Array.isArray(s.items) ? s.items[i] : items, item, [...path, i], depth + 1))
+    } else if (isObject(v)) {
+      for (const key of list(s.required)) if (typeof key === "string" && key in v) put(2, setAt(v, [key], REMOVE))
+      if (s.additionalProperties === false) put(2, { ...v, unexpected_field: "extra" })
+      if (path.length > 0) put(1, "an object")
+      const props = asSchema(s.properties)
+      for (const [key, item] of Object.entries(v)) walk(props[key] ?? s.additionalProperties, item, [...path, key], depth + 1)
+    }
+  }
+  walk(schema, value, [], 0)
+  for (const tier of tiers) {
+    // A deterministic shuffle of the tier, so the broken field varies with the draw.
+    const order = tier.map((make) => ({ make, key: rand() })).sort((a, b) => a.key - b.key)
+    for (const { make } of order) {
+      const broken = make()
+      if (!validate(broken)) return broken
+    }
+  }
   return value
 }

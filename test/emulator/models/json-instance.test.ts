@@ -1,7 +1,7 @@
 /** The json_schema stand-in: every answer conforms (checked with Ajv) over a corpus of schemas. */
 import { describe, expect, it } from "@effect/vitest"
 import { prng } from "../../../src/emulator/hash.ts"
-import { conformingInstance, makeInstance, validatorFor } from "../../../src/emulator/models/json-instance.ts"
+import { conformingInstance, makeInstance, nonconformingInstance, validatorFor } from "../../../src/emulator/models/json-instance.ts"
 import { realisticSchemas, suiteSchemas } from "./json-schema-corpus.ts"
 
 const SEEDS = 40
@@ -58,5 +58,27 @@ describe("json_schema instances", () => {
     expect(value).toMatchObject({ city: "Osaka", temp: 21.5, note: null })
     expect(["C", "F"]).toContain(value.unit)
     expect(Number.isInteger(value.count)).toBe(true)
+  })
+
+  it("can be made not to conform, for every schema of the corpus, the same way for the same draw", () => {
+    for (const { name, schema } of realisticSchemas) {
+      for (let seed = 1; seed <= 5; seed++) {
+        const value = conformingInstance(schema, prng(seed))
+        const broken = nonconformingInstance(schema, value, prng(seed + 100))
+        expect(conforms(schema, broken), `${name}, seed ${seed}: ${JSON.stringify(broken)}`).toBe(false)
+        expect(nonconformingInstance(schema, value, prng(seed + 100))).toEqual(broken)
+      }
+    }
+  })
+
+  it("miss a field's own constraint first (pattern), as a model does, not the whole shape", () => {
+    const schema = { type: "object", properties: { code: { type: "string", pattern: "^[0-9]{6}$" } }, required: ["code"] }
+    const broken = nonconformingInstance(schema, conformingInstance(schema, prng(1)), prng(2))
+    expect(validatorFor(schema)!(broken)).toBe(false)
+    expect(validatorFor(schema)!.errors![0]).toMatchObject({ instancePath: "/code", keyword: "pattern" })
+  })
+
+  it("are left as they are when the schema accepts anything", () => {
+    expect(nonconformingInstance({}, { a: 1 }, prng(1))).toEqual({ a: 1 })
   })
 })
