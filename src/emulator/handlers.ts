@@ -10,7 +10,7 @@ import { ChatRequest } from "../service/schemas/chat.ts"
 import { EmbeddingsRequest, EmbeddingTaskType, RerankRequest, TranslateRequest } from "../service/schemas/endpoints.ts"
 import { decodeStrict, type Issue, issuesOf } from "../service/validate.ts"
 import { countTokens } from "../service/tokens.ts"
-import { complete, fragments, KnownChatModels } from "./models/chat.ts"
+import { type ChatModelOptions, complete, fragments, KnownChatModels } from "./models/chat.ts"
 import { embed } from "./models/embeddings.ts"
 import { rerank } from "./models/rerank.ts"
 import { translate } from "./models/translate.ts"
@@ -33,14 +33,14 @@ const now = () => Math.floor(Date.now() / 1000)
 
 const decodeChat = decodeStrict(ChatRequest, "all")
 
-export const handleChat = (json: unknown): Reply => {
+export const handleChat = (json: unknown, options: ChatModelOptions = {}): Reply => {
   const decoded = decodeChat(json)
   if (Either.isLeft(decoded)) {
     return bad(decoded.left.some((i) => i.unexpected) ? INVALID_JSON : describe(decoded.left))
   }
   const request = decoded.right
   if (!KnownChatModels.has(request.model)) return bad(`Bad Request: model ${request.model} is not a chat model`)
-  const answer = complete(request)
+  const answer = complete(request, options)
   if ("badRequest" in answer) return bad(answer.badRequest)
   const { candidates, usage } = answer.ok
   const id = newId("chatcmpl")
@@ -144,12 +144,15 @@ export const handleTranslate = (json: unknown): Reply => {
   return ok({ translated_text: translate(r.text, r.source_lang, r.target_lang) })
 }
 
-export const handlers: Readonly<Record<string, (json: unknown) => Reply>> = {
-  "/v1/chat/completions": handleChat,
+/** The handler of each path, given what the models take from the knobs. */
+export const makeHandlers = (options: ChatModelOptions = {}): Readonly<Record<string, (json: unknown) => Reply>> => ({
+  "/v1/chat/completions": (json) => handleChat(json, options),
   "/v1/rerank": handleRerank,
   "/v1/embeddings": handleEmbeddings,
   "/v1/translate": handleTranslate
-}
+})
+
+export const handlers = makeHandlers()
 
 /** The rate-limit key of a request: its model, or "translate" (translate selects no model). */
 export const rateKey = (path: string, json: unknown): string | undefined => {

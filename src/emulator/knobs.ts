@@ -33,7 +33,14 @@ export const knobs = {
   cutStreamRate: knob({ flag: "cut-stream-rate", kind: "float", schema: Rate, default: 0, description: "fraction of streams cut before data: [DONE]" }),
   slowRate: knob({ flag: "slow-rate", kind: "float", schema: Rate, default: 0, description: "fraction of answers delayed by --slow-ms" }),
   slowMs: knob({ flag: "slow-ms", kind: "int", schema: Schema.NonNegativeInt, default: 5000, description: "extra delay of a slow answer" }),
-  faultSeed: knob({ flag: "fault-seed", kind: "int", schema: Schema.Int, default: 1, description: "seed of fault decisions" })
+  faultSeed: knob({ flag: "fault-seed", kind: "int", schema: Schema.Int, default: 1, description: "seed of fault decisions" }),
+  nonconformingRate: knob({
+    flag: "nonconforming-rate",
+    kind: "float",
+    schema: Rate,
+    default: 0,
+    description: "fraction of json_schema answers made not to conform to their schema (drawn from the request and its seed)"
+  })
 } as const
 
 export type KnobName = keyof typeof knobs

@@ -8,8 +8,20 @@ export interface EmulatorOptions extends EmulatorKnobs {
   readonly port?: number
   /** The key every request must carry as `Bearer <key>`; when absent, any non-empty bearer token passes. */
   readonly apiKey?: string
+  /** How much of a refused body is read before answering (server.ts DefaultDrain); for tests. */
+  readonly drain?: Partial<DrainLimits>
   /** Called once per request after it is answered (for tests and drills). Never given the key. */
   readonly onRequest?: (entry: RequestLogEntry) => void
+}
+
+/**
+ * How much of a refused body (401, 404, 413) the server reads and discards before it answers, and
+ * for how long; past either cap it answers at once, half-closes and keeps reading for `lingerMs`.
+ */
+export interface DrainLimits {
+  readonly bytes: number
+  readonly ms: number
+  readonly lingerMs: number
 }
 
 export interface RequestLogEntry {

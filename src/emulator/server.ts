@@ -9,9 +9,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net"
 import { bodyLimitFor } from "../service/limits.ts"
 import { makeFaults } from "./faults.ts"
-import { handlers, INVALID_JSON, rateKey, type Reply } from "./handlers.ts"
+import { knobValue } from "./knobs.ts"
+import { INVALID_JSON, makeHandlers, rateKey, type Reply } from "./handlers.ts"
 import { fnv1a } from "./hash.ts"
-import type { EmulatorOptions, FaultKind } from "./options.ts"
+import type { DrainLimits, EmulatorOptions, FaultKind } from "./options.ts"
 import { makeRateLimiter } from "./rate-limit.ts"
 
 export interface RunningEmulator {
@@ -33,30 +34,109 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 
 const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve())
 
-/** Reads the body, or returns undefined after answering 413 once it passes `limit` bytes. */
-const readBody = (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> =>
-  new Promise((resolve, reject) => {
-    const tooLarge = () => {
-      sendJson(res, 413, { message: `Payload Too Large: the request body limit of this endpoint is ${limit} bytes` }, { connection: "close" })
-      req.resume()
-      resolve(undefined)
+/**
+ * How much of a refused body (401, 404, 413) the server reads and discards before it answers, and
+ * for how long. A server that answers and closes while the client is still sending makes the
+ * client's next write fail (EPIPE/ECONNRESET) and its kernel drop the unread answer, so clients see
+ * a broken pipe instead of the status. Past either cap the server answers anyway, half-closes, and
+ * keeps reading (discarding) for up to `lingerMs` before it closes, as nginx's lingering close does.
+ */
+export const DefaultDrain: DrainLimits = { bytes: 64 * 1024 * 1024, ms: 10_000, lingerMs: 5_000 }
+
+/**
+ * After the answer: send FIN but keep reading what the client still sends, until it closes its side
+ * or `lingerMs` passes. Replaces the socket's `destroySoon`, which node:http calls after a
+ * `connection: close` answer and which would otherwise reset the connection while data arrives.
+ */
+const lingerOnClose = (socket: Socket, lingerMs: number) => {
+  socket.destroySoon = function (this: Socket) {
+    const timer = setTimeout(() => this.destroy(), lingerMs)
+    timer.unref()
+    this.once("close", () => clearTimeout(timer))
+    this.once("end", () => this.destroy())
+    this.on("data", () => undefined)
+    this.end()
+    this.resume()
+  }
+}
+
+/**
+ * Answers a request whose body is not wanted: once the body has been read and discarded (so the
+ * answer reaches every client), or at once with `connection: close` and a lingering close when the
+ * body goes past the drain caps or the client waits for `100 Continue`.
+ */
+const refuse = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  drain: DrainLimits,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  already = 0
+): Promise<void> =>
+  new Promise((resolve) => {
+    const answerNow = () => {
+      lingerOnClose(req.socket, drain.lingerMs)
+      sendJson(res, status, body, { ...headers, connection: "close" })
+      resolve()
     }
+    if (req.complete) {
+      sendJson(res, status, body, headers)
+      return resolve()
+    }
+    if (awaitsContinue(req)) return answerNow()
+    let size = already
+    let done = false
+    const finish = (answer: () => void) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      req.off("data", onData)
+      req.off("end", onEnd)
+      answer()
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > drain.bytes) finish(answerNow)
+    }
+    const onEnd = () => finish(() => {
+      sendJson(res, status, body, headers)
+      resolve()
+    })
+    const timer = setTimeout(() => finish(answerNow), drain.ms)
+    req.on("data", onData)
+    req.on("end", onEnd)
+    // The client gave up (or the emulator is closing): nobody to answer.
+    req.on("error", () => finish(resolve))
+    req.on("close", () => finish(resolve))
+    req.resume()
+  })
+
+/** A request sent with `Expect: 100-continue` whose `100 Continue` has not been written. */
+const continueAwaited = new WeakSet<IncomingMessage>()
+const awaitsContinue = (req: IncomingMessage) => continueAwaited.has(req)
+
+const tooLargeMessage = (limit: number) => ({ message: `Payload Too Large: the request body limit of this endpoint is ${limit} bytes` })
+
+/** Reads the body; past `limit` bytes, discards the rest (drain caps), answers 413 and returns undefined. */
+const readBody = (req: IncomingMessage, res: ServerResponse, limit: number, drain: DrainLimits): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? NaN)
-    if (declared > limit) return tooLarge()
+    if (declared > limit) return refuse(req, res, drain, 413, tooLargeMessage(limit)).then(() => resolve(undefined))
     const parts: Array<Buffer> = []
     let size = 0
-    let over = false
-    req.on("data", (chunk: Buffer) => {
-      if (over) return
+    const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size > limit) {
-        over = true
-        tooLarge()
+        req.off("data", onData)
+        req.off("end", onEnd)
+        req.pause()
+        refuse(req, res, drain, 413, tooLargeMessage(limit), {}, size).then(() => resolve(undefined))
       } else parts.push(chunk)
-    })
-    req.on("end", () => {
-      if (!over) resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts))
-    })
+    }
+    const onEnd = () => resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts))
+    req.on("data", onData)
+    req.on("end", onEnd)
     req.on("error", reject)
   })
 
@@ -64,6 +144,8 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
   const limiter = makeRateLimiter(options)
   const faults = makeFaults(options)
   const sockets = new Set<Socket>()
+  const drain = { ...DefaultDrain, ...options.drain }
+  const handlers = makeHandlers({ nonconformingRate: knobValue(options, "nonconformingRate") })
 
   const log = (path: string, model: string | undefined, status: number, body: Buffer | undefined, fault: FaultKind | undefined) => {
     options.onRequest?.({
@@ -79,18 +161,25 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
     const path = (req.url ?? "/").split("?")[0]!
     const handler = handlers[path]
     if (req.method !== "POST" || handler === undefined) {
-      req.resume()
-      sendJson(res, 404, { message: `Not Found: ${req.method} ${path}` })
+      await refuse(req, res, drain, 404, { message: `Not Found: ${req.method} ${path}` })
       return log(path, undefined, 404, undefined, undefined)
     }
     const auth = req.headers.authorization ?? ""
     const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : ""
     if (token === "" || (options.apiKey !== undefined && token !== options.apiKey)) {
-      req.resume()
-      sendJson(res, 401, { message: "Unauthorized: missing or invalid API key" })
+      await refuse(req, res, drain, 401, { message: "Unauthorized: missing or invalid API key" })
       return log(path, undefined, 401, undefined, undefined)
     }
-    const body = await readBody(req, res, bodyLimitFor(path))
+    const declared = Number(req.headers["content-length"] ?? NaN)
+    if (awaitsContinue(req)) {
+      if (declared > bodyLimitFor(path)) {
+        await refuse(req, res, drain, 413, tooLargeMessage(bodyLimitFor(path)))
+        return log(path, undefined, 413, undefined, undefined)
+      }
+      continueAwaited.delete(req)
+      res.writeContinue()
+    }
+    const body = await readBody(req, res, bodyLimitFor(path), drain)
     if (body === undefined) return log(path, undefined, 413, undefined, undefined)
 
     let json: unknown
@@ -150,11 +239,17 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
     return log(path, model, 200, body, plan.fault)
   }
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { message: `Internal Server Error: ${(error as Error).message}` })
       else res.destroy()
     })
+  }
+  const server = createServer(onRequest)
+  // `Expect: 100-continue`: 100 only once path, key and declared length pass; else the final status.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    continueAwaited.add(req)
+    onRequest(req, res)
   })
   server.keepAliveTimeout = 30_000
   server.on("connection", (socket) => {

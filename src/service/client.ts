@@ -35,7 +35,7 @@ import {
   TranslateRequest,
   TranslateResponse
 } from "./schemas/endpoints.ts"
-import { assembleChunks, decodeChatStream } from "./sse.ts"
+import { assembleChunks, decodeChatStream, unfinishedChoices } from "./sse.ts"
 import { validateStructured } from "./structured.ts"
 import { type ToolHandler, toolRoundTrip } from "./tools.ts"
 import { prepareBody } from "./validate.ts"
@@ -54,6 +54,8 @@ const prepareChat = prepareBody("chat", Paths.chat, ChatRequest)
 const prepareRerank = prepareBody("rerank", Paths.rerank, RerankRequest)
 const prepareEmbeddings = prepareBody("embeddings", Paths.embeddings, EmbeddingsRequest)
 const prepareTranslate = prepareBody("translate", Paths.translate, TranslateRequest)
+/** §4.6: a `model` given to translate is ignored by the service; it is not sent. */
+const withoutModel = ({ model: _model, ...rest }: TranslateRequest): TranslateRequest => rest
 
 /** The body of an error response: `{message}` per §7, or whatever text came. */
 const serviceMessage = (text: string): string => {
@@ -147,7 +149,21 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
 
     /** A streamed chat, assembled per choice index into one ChatCompletion. */
     const chatStreamed = (input: ChatInput): Effect.Effect<ChatCompletion, ServiceError | IncompleteStreamError> =>
-      Stream.runCollect(chatStream(input)).pipe(Effect.map((chunks) => assembleChunks([...chunks])))
+      Stream.runCollect(chatStream(input)).pipe(
+        Effect.flatMap((collected) => {
+          const chunks = [...collected]
+          const unfinished = unfinishedChoices(chunks)
+          return unfinished.length === 0 && chunks.length > 0
+            ? Effect.succeed(assembleChunks(chunks))
+            : Effect.fail(
+                new IncompleteStreamError({
+                  endpoint: "chat",
+                  detail: chunks.length === 0 ? "no chunk before data: [DONE]" : `no finish chunk for choice ${unfinished.join(", ")} before data: [DONE]`,
+                  chunksReceived: chunks.length
+                })
+              )
+        })
+      )
 
     /**
      * Structured output (§2.4): asks with `response_format` and validates the first choice against
@@ -198,7 +214,7 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
 
     /** §4.6 */
     const translate = (input: TranslateRequest): Effect.Effect<TranslateResponse, ServiceError> =>
-      prepareTranslate(input).pipe(Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse)))
+      prepareTranslate(withoutModel(input)).pipe(Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse)))
 
     /** §4.2: runs the model's tool calls with `handlers` and returns the final answer. */
     const chatWithTools = <E = never, R = never>(input: ChatInput, handlers: Readonly<Record<string, ToolHandler<E, R>>>) =>

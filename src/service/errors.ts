@@ -148,10 +148,20 @@ export class TimeoutError extends Data.TaggedError("TimeoutError")<{
 }
 
 /** A 2xx whose body is not the documented shape. */
+/** Decode details quote the payload: at most this many characters of them reach messages, rejects and logs. */
+export const MaxDetailChars = 500
+
+/** `detail`, cut to `max` characters with a note of how long it was. */
+export const capDetail = (detail: string, max = MaxDetailChars): string =>
+  detail.length > max ? `${detail.slice(0, max)}… (${detail.length - max} more characters)` : detail
+
 export class ResponseDecodeError extends Data.TaggedError("ResponseDecodeError")<{
   readonly endpoint: Endpoint
   readonly detail: string
 }> {
+  constructor(args: { readonly endpoint: Endpoint; readonly detail: string }) {
+    super({ ...args, detail: capDetail(args.detail) })
+  }
   override get message() {
     return `unexpected response body from ${this.endpoint}: ${this.detail}`
   }

@@ -78,6 +78,19 @@ interface ChoiceState {
   toolCalls: Map<number, { id: string; type: string; name: string; arguments: string }>
 }
 
+/** The choice indexes of a stream that never got a finish chunk (an incomplete answer, §4.1). */
+export const unfinishedChoices = (chunks: ReadonlyArray<ChatCompletionChunk>): ReadonlyArray<number> => {
+  const seen = new Set<number>()
+  const finished = new Set<number>()
+  for (const chunk of chunks) {
+    for (const c of chunk.choices) {
+      seen.add(c.index)
+      if (c.finish_reason) finished.add(c.index)
+    }
+  }
+  return [...seen].filter((i) => !finished.has(i)).sort((a, b) => a - b)
+}
+
 /** Assembles streamed chunks into the completion a non-streaming call would have returned. */
 export const assembleChunks = (chunks: ReadonlyArray<ChatCompletionChunk>): ChatCompletion => {
   const choices = new Map<number, ChoiceState>()
@@ -100,7 +113,8 @@ export const assembleChunks = (chunks: ReadonlyArray<ChatCompletionChunk>): Chat
         const call = s.toolCalls.get(key) ?? { id: "", type: "function", name: "", arguments: "" }
         if (d.id) call.id = d.id
         if (d.type) call.type = d.type
-        if (d.function?.name) call.name += d.function.name
+        // The name comes whole in the call's first chunk; a server that repeats it is not appending.
+        if (d.function?.name && call.name === "") call.name = d.function.name
         if (d.function?.arguments) call.arguments += d.function.arguments
         s.toolCalls.set(key, call)
       }

@@ -1,5 +1,6 @@
 /** Chat completions rules (spec §2.1–2.7, §4.1–4.3) against the emulator over raw HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { validatorFor } from "../../src/emulator/models/json-instance.ts"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { chatBody, emulatorFor, post, sseData } from "../helpers.ts"
 
@@ -123,6 +124,44 @@ describe("chat completions", () => {
     expect(r.json.choices[0].finish_reason).toBe("stop")
     const single = await chat(chatBody("stop test", { seed: 1, stop: word }))
     expect(single.json.choices[0].message.content).toBe(content)
+  })
+
+  it("draws the same text whatever the stop strings: a stop string that never occurs changes nothing", async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const full = (await chat(chatBody("plain stop check", { seed }))).json.choices[0]
+      const never = (await chat(chatBody("plain stop check", { seed, stop: ["zzz-never", "§§"] }))).json.choices[0]
+      expect(never.message.content, `seed ${seed}`).toBe(full.message.content)
+      expect(never.finish_reason).toBe("stop")
+    }
+  })
+
+  it("only cuts with a stop string drawn late in the text: the answer is a prefix of the answer without it", async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const full = (await chat(chatBody("prefix stop check", { seed }))).json.choices[0].message.content as string
+      // The last filler word: it lies after the echoed prompt, where the drawn words are.
+      const word = ` ${full.replace(/\.$/, "").split(" ").at(-1)!}`
+      const cut = (await chat(chatBody("prefix stop check", { seed, stop: word }))).json.choices[0]
+      expect(full.startsWith(cut.message.content), `seed ${seed}`).toBe(true)
+      expect(cut.message.content).toBe(full.slice(0, full.indexOf(word)))
+      expect(cut.finish_reason).toBe("stop")
+    }
+  })
+
+  it("draws the same text whatever max_completion_tokens and n: they only cut or add candidates", async () => {
+    for (const seed of [1, 2, 3]) {
+      const full = (await chat(chatBody("length check", { seed }))).json.choices[0].message.content as string
+      expect((await chat(chatBody("length check", { seed, max_completion_tokens: 7999 }))).json.choices[0].message.content).toBe(full)
+      const short = (await chat(chatBody("length check", { seed, max_completion_tokens: 12 }))).json.choices[0]
+      expect(short.finish_reason).toBe("length")
+      expect(full.startsWith(short.message.content), `seed ${seed}`).toBe(true)
+      expect((await chat(chatBody("length check", { seed, n: 3 }))).json.choices[0].message.content).toBe(full)
+    }
+  })
+
+  it("still varies the text with sampling parameters", async () => {
+    const a = (await chat(chatBody("sampling check", { seed: 1 }))).json.choices[0].message.content
+    const b = (await chat(chatBody("sampling check", { seed: 1, temperature: 0.3 }))).json.choices[0].message.content
+    expect(a).not.toBe(b)
   })
 
   it("truncates at max_completion_tokens with finish_reason length", async () => {
@@ -304,5 +343,52 @@ describe("chat completions", () => {
       expect(typeof JSON.parse(args).city).toBe("string")
       expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe("tool_calls")
     })
+  })
+})
+
+describe("chat json_schema with the nonconforming-rate knob", () => {
+  const schema = {
+    type: "object",
+    properties: { label: { enum: ["spam", "ham"] }, score: { type: "number", minimum: 0, maximum: 1 }, code: { type: "string", pattern: "^[A-Z]{2}\\d{3}$" } },
+    required: ["label", "score", "code"],
+    additionalProperties: false
+  }
+  const ask = (emu: RunningEmulator, seed: number) =>
+    post(emu, CHAT, chatBody("classify this", { seed, response_format: { type: "json_schema", json_schema: { name: "c", schema } } }))
+  const conforming = async (emu: RunningEmulator, seeds: number) => {
+    const validate = validatorFor(schema)!
+    let ok = 0
+    for (let seed = 1; seed <= seeds; seed++) if (validate(JSON.parse((await ask(emu, seed)).json.choices[0].message.content))) ok++
+    return ok
+  }
+
+  it("conforms always by default (rate 0)", async () => {
+    const emu = await emulatorFor()
+    try {
+      expect(await conforming(emu, 60)).toBe(60)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it("makes about the configured share of answers not conform, the same ones for the same requests", async () => {
+    const emu = await emulatorFor({ nonconformingRate: 0.3 })
+    try {
+      const ok = await conforming(emu, 200)
+      expect(1 - ok / 200).toBeGreaterThan(0.2)
+      expect(1 - ok / 200).toBeLessThan(0.4)
+      for (const seed of [1, 2, 3, 4, 5, 6]) expect((await ask(emu, seed)).json.choices[0].message.content).toBe((await ask(emu, seed)).json.choices[0].message.content)
+    } finally {
+      await emu.close()
+    }
+  })
+
+  it("at rate 1 never conforms, and keeps valid JSON", async () => {
+    const emu = await emulatorFor({ nonconformingRate: 1 })
+    try {
+      expect(await conforming(emu, 30)).toBe(0)
+    } finally {
+      await emu.close()
+    }
   })
 })

@@ -175,6 +175,11 @@ describe("translate", () => {
     expect((await translate({ text: ["x"], source_lang: "en", target_lang: "ja" })).status).toBe(400)
   })
 
+  it("names every allowed language in its 400 message", async () => {
+    const r = await translate({ text: "x", source_lang: "fr", target_lang: "en" })
+    expect(r.json.message).toBe('Bad Request: source_lang: Expected one of "ja", "en", actual "fr"')
+  })
+
   it("ignores model and undefined parameters", async () => {
     const r = await translate({ text: "Good morning.", source_lang: "en", target_lang: "ja", model: "whatever", formality: "high" })
     expect(r.status).toBe(200)

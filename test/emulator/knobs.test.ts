@@ -31,5 +31,6 @@ describe("emulator knobs", () => {
     expect(knobValue({}, "faultSeed")).toBe(1)
     expect(knobValue({ slowMs: 10 }, "slowMs")).toBe(10)
     expect(knobValue({}, "burst")).toBeUndefined()
+    expect(knobValue({}, "nonconformingRate")).toBe(0)
   })
 })

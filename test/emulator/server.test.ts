@@ -1,5 +1,9 @@
 /** The emulator's HTTP surface over raw HTTP: routes, auth, body limits, errors, rate limit, faults. */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
+import { Readable } from "node:stream"
+import { request as undiciRequest } from "undici"
 import { startEmulator, type RunningEmulator } from "../../src/emulator/server.ts"
 import { chatBody, emulatorFor, KEY, post, requestLog } from "../helpers.ts"
 
@@ -154,6 +158,190 @@ describe("emulator faults", () => {
       expect((await post(emu, "/v1/chat/completions", chatBody("plain"))).status).toBe(200)
     } finally {
       await emu.close()
+    }
+  })
+})
+
+/** Raw-socket and client-library calls for refused bodies (401, 404, 413) that are still being sent. */
+const bigBody = JSON.stringify({ model: "svc3-embedding", input: "a".repeat(4 * 1024 * 1024 + 64), task_type: "CLUSTERING" })
+
+/** The body in 256 KiB pieces, 5 ms apart: a client on a real network is still sending when refused. */
+async function* paced(body: string): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(body)
+  for (let at = 0; at < bytes.length; at += 256 * 1024) {
+    yield bytes.subarray(at, at + 256 * 1024)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+/** node:http with `connection: close` (what Python's urllib sends): the status, or the error code. */
+const viaNodeHttp = (emu: RunningEmulator, path: string, auth: string, body: string) =>
+  new Promise<string>((resolve) => {
+    const r = httpRequest(
+      emu.url + path,
+      { method: "POST", headers: { authorization: auth, connection: "close", "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        res.resume()
+        res.on("end", () => resolve(String(res.statusCode)))
+      }
+    )
+    r.on("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message))
+    void (async () => {
+      for await (const piece of paced(body)) if (!r.destroyed) r.write(piece)
+      r.end()
+    })()
+  })
+
+const viaUndici = async (emu: RunningEmulator, path: string, auth: string, body: string) => {
+  try {
+    const r = await undiciRequest(emu.url + path, {
+      method: "POST",
+      headers: { authorization: auth, "content-length": String(Buffer.byteLength(body)) },
+      body: Readable.from(paced(body))
+    })
+    await r.body.text()
+    return String(r.statusCode)
+  } catch (e) {
+    return String((e as NodeJS.ErrnoException).code ?? e)
+  }
+}
+
+const viaFetch = async (emu: RunningEmulator, path: string, auth: string, body: string) => {
+  try {
+    const r = await fetch(emu.url + path, {
+      method: "POST",
+      headers: { authorization: auth },
+      body: ReadableStream.from(paced(body)),
+      duplex: "half"
+    } as RequestInit)
+    await r.text()
+    return String(r.status)
+  } catch (e) {
+    return String(((e as Error).cause as NodeJS.ErrnoException | undefined)?.code ?? e)
+  }
+}
+
+/**
+ * A client that writes `size` body bytes in `chunk`-byte pieces every `everyMs`, reading meanwhile;
+ * with `expectContinue` it waits `waitMs` for an interim answer first. Resolves with the status
+ * lines it read (interim and final), or the socket error that ended it.
+ */
+const slowWriter = (
+  emu: RunningEmulator,
+  o: { path: string; auth: string; size: number; chunk: number; everyMs: number; expectContinue?: boolean; waitMs?: number }
+) =>
+  new Promise<{ statuses: Array<number>; error?: string; sent: number }>((resolve) => {
+    const s = connect({ port: emu.port, host: "127.0.0.1", allowHalfOpen: true })
+    let got = ""
+    let sent = 0
+    const statuses = () => [...got.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]))
+    s.on("data", (d: Buffer) => {
+      got += d.toString("latin1")
+      // Like curl: a final status before the body is sent means the body is not sent.
+      if (o.expectContinue && sent === 0 && statuses().some((x) => x >= 200)) s.end()
+    })
+    s.on("error", (e: NodeJS.ErrnoException) => resolve({ statuses: statuses(), error: e.code ?? e.message, sent }))
+    s.on("close", () => resolve({ statuses: statuses(), sent }))
+    s.write(
+      `POST ${o.path} HTTP/1.1\r\nhost: emu\r\nauthorization: ${o.auth}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${o.size}\r\nconnection: close\r\n${o.expectContinue ? "expect: 100-continue\r\n" : ""}\r\n`
+    )
+    const tick = () => {
+      if (sent >= o.size || s.writableEnded || s.destroyed) return
+      const n = Math.min(o.chunk, o.size - sent)
+      s.write(Buffer.alloc(n, 0x61))
+      sent += n
+      if (sent >= o.size) s.end()
+      else setTimeout(tick, o.everyMs)
+    }
+    setTimeout(tick, o.expectContinue ? (o.waitMs ?? 300) : 0)
+  })
+
+describe("emulator refusals reach clients still sending a body", () => {
+  let emu: RunningEmulator
+  beforeAll(async () => {
+    emu = await emulatorFor()
+  })
+  afterAll(() => emu.close())
+
+  const cases = [
+    { want: "413", path: "/v1/embeddings", auth: `Bearer ${KEY}` },
+    { want: "401", path: "/v1/embeddings", auth: "Bearer wrong" },
+    { want: "404", path: "/v1/nope", auth: `Bearer ${KEY}` }
+  ]
+
+  it("answers 413, 401 and 404 to node:http with connection: close, not a broken pipe", async () => {
+    for (const c of cases) for (let i = 0; i < 3; i++) expect(await viaNodeHttp(emu, c.path, c.auth, bigBody), c.want).toBe(c.want)
+  })
+
+  it("answers 413, 401 and 404 to undici and fetch", async () => {
+    for (const c of cases) {
+      for (let i = 0; i < 3; i++) {
+        expect(await viaUndici(emu, c.path, c.auth, bigBody), `undici ${c.want}`).toBe(c.want)
+        expect(await viaFetch(emu, c.path, c.auth, bigBody), `fetch ${c.want}`).toBe(c.want)
+      }
+    }
+  })
+
+  it("answers 413 to a translate body over 1 MiB sent with connection: close", async () => {
+    const body = JSON.stringify({ text: "a".repeat(2 * 1024 * 1024), source_lang: "en", target_lang: "ja" })
+    for (let i = 0; i < 3; i++) expect(await viaNodeHttp(emu, "/v1/translate", `Bearer ${KEY}`, body)).toBe("413")
+  })
+
+  it("answers a slow writer's too-large body with 413 after reading it, without resetting the connection", async () => {
+    const r = await slowWriter(emu, { path: "/v1/chat/completions", auth: `Bearer ${KEY}`, size: 5 * 1024 * 1024, chunk: 256 * 1024, everyMs: 10 })
+    expect(r).toEqual({ statuses: [413], sent: 5 * 1024 * 1024 })
+  })
+
+  it("answers a slow writer's 401 and 404 without resetting the connection", async () => {
+    for (const c of cases.slice(1)) {
+      const r = await slowWriter(emu, { path: c.path, auth: c.auth, size: 2 * 1024 * 1024, chunk: 256 * 1024, everyMs: 10 })
+      expect(r.statuses, c.want).toEqual([Number(c.want)])
+      expect(r.error).toBeUndefined()
+    }
+  })
+
+  it("answers Expect: 100-continue with 413 (not 100) when the declared length is over the limit", async () => {
+    const r = await slowWriter(emu, { path: "/v1/embeddings", auth: `Bearer ${KEY}`, size: 5 * 1024 * 1024, chunk: 256 * 1024, everyMs: 10, expectContinue: true })
+    expect(r).toEqual({ statuses: [413], sent: 0 })
+  })
+
+  it("answers Expect: 100-continue with 401 for a wrong key and 404 for an unknown path", async () => {
+    for (const c of cases.slice(1)) {
+      const r = await slowWriter(emu, { path: c.path, auth: c.auth, size: 1000, chunk: 1000, everyMs: 10, expectContinue: true })
+      expect(r.statuses, c.want).toEqual([Number(c.want)])
+    }
+  })
+
+  it("answers Expect: 100-continue with 100 and then the answer when the request passes", async () => {
+    const body = JSON.stringify({ text: "hello", source_lang: "en", target_lang: "ja" })
+    const r = await new Promise<string>((resolve) => {
+      const s = connect({ port: emu.port, host: "127.0.0.1" })
+      let got = ""
+      s.on("data", (d: Buffer) => {
+        got += d.toString("utf8")
+        if (got.includes("100 Continue") && !s.writableEnded) s.end(body)
+      })
+      s.on("close", () => resolve(got))
+      s.write(
+        `POST /v1/translate HTTP/1.1\r\nhost: emu\r\nauthorization: Bearer ${KEY}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\nexpect: 100-continue\r\n\r\n`
+      )
+    })
+    expect([...r.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1])).toEqual(["100", "200"])
+    expect(r).toContain("translated_text")
+  })
+
+  it("past the drain caps answers at once and keeps reading while the client still sends (lingering close)", async () => {
+    const capped = await emulatorFor({ drain: { bytes: 512 * 1024, ms: 300, lingerMs: 5_000 } })
+    try {
+      const r = await slowWriter(capped, { path: "/v1/embeddings", auth: `Bearer ${KEY}`, size: 5 * 1024 * 1024, chunk: 128 * 1024, everyMs: 5 })
+      expect(r).toEqual({ statuses: [413], sent: 5 * 1024 * 1024 })
+      // 64 KiB over ~640 ms: the 300 ms cap answers first; the rest is still read.
+      const timed = await slowWriter(capped, { path: "/v1/nope", auth: `Bearer ${KEY}`, size: 64 * 1024, chunk: 2048, everyMs: 20 })
+      expect(timed).toEqual({ statuses: [404], sent: 64 * 1024 })
+    } finally {
+      await capped.close()
     }
   })
 })

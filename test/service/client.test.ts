@@ -274,3 +274,86 @@ describe("TextService errors", () => {
     }).pipe(Effect.provide(fixedServer(200, JSON.stringify({ translated_text: "ok", detected: "en", v: 2 }))))
   )
 })
+
+describe("TextService client messages", () => {
+  const sseBody = (chunks: ReadonlyArray<unknown>) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n"
+  const chunkOf = (choices: ReadonlyArray<unknown>) => ({ id: "c1", object: "chat.completion.chunk", created: 1, model: "svc3-mini", choices })
+
+  it.scopedLive("too many stop strings names the limit of 4", () =>
+    Effect.gen(function* () {
+      const svc = yield* TextService
+      const error = yield* Effect.flip(svc.chat({ model: "svc3-mini", messages: user("hi"), stop: ["a", "b", "c", "d", "e"] }))
+      expect(error._tag).toBe("InvalidRequestError")
+      expect(error.message).toContain("at most 4 stop strings; got 5")
+    }).pipe(Effect.provide(clientLayer()))
+  )
+
+  it.scopedLive("an enum error names every allowed value, in the client and in the emulator", () =>
+    Effect.gen(function* () {
+      const svc = yield* TextService
+      // any: a value the type forbids, as a job file could carry it.
+      const error = yield* Effect.flip(svc.translate({ text: "hi", source_lang: "fr" as any, target_lang: "ja" }))
+      expect(error.message).toContain('source_lang: Expected one of "ja", "en", actual "fr"')
+      const task = yield* Effect.flip(svc.embed({ model: "svc3-embedding", input: "x", task_type: "SUMMARY" as any }))
+      expect(task.message).toContain('"RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "RETRIEVAL_QUERY", "QUESTION_ANSWERING", "FACT_VERIFICATION", "CLASSIFICATION", "CLUSTERING"')
+    }).pipe(Effect.provide(clientLayer()))
+  )
+
+  it.scopedLive("a decode error quotes at most 500 characters of the payload", () =>
+    Effect.gen(function* () {
+      const svc = yield* TextService
+      const error = yield* Effect.flip(svc.translate({ text: "hi", source_lang: "en", target_lang: "ja" }))
+      expect(error._tag).toBe("ResponseDecodeError")
+      expect(error.message.length).toBeLessThan(700)
+      expect(error.message).toMatch(/… \(\d+ more characters\)$/)
+    }).pipe(Effect.provide(fixedServer(200, JSON.stringify({ translated_text: { padding: "x".repeat(7000) } }))))
+  )
+
+  it.scopedLive("translate accepts a model (§4.6: ignored) and does not send it", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const svc = yield* TextService
+      const a = yield* svc.translate({ text: "hello", source_lang: "en", target_lang: "ja", model: "svc3-mini" })
+      const b = yield* svc.translate({ text: "hello", source_lang: "en", target_lang: "ja" })
+      expect(a).toEqual(b)
+      expect(log.entries).toHaveLength(2)
+      expect(log.entries[0]!.bodyHash).toBe(log.entries[1]!.bodyHash)
+    }).pipe(Effect.provide(clientLayer({ onRequest: log.onRequest })))
+  })
+
+  it.scopedLive("a stream that reaches [DONE] without a finish chunk is incomplete, not finish_reason stop", () =>
+    Effect.gen(function* () {
+      const svc = yield* TextService
+      const error = yield* Effect.flip(svc.chatStreamed({ model: "svc3-mini", messages: user("hi") }))
+      expect(error._tag).toBe("IncompleteStreamError")
+      expect(error.message).toContain("no finish chunk for choice 0")
+    }).pipe(
+      Effect.provide(
+        fixedServer(200, sseBody([chunkOf([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), chunkOf([{ index: 0, delta: { content: "Hel" }, finish_reason: null }])]), {
+          "content-type": "text/event-stream"
+        })
+      )
+    )
+  )
+
+  it.scopedLive("a tool-call name repeated across chunks is taken once", () =>
+    Effect.gen(function* () {
+      const svc = yield* TextService
+      const c = yield* svc.chatStreamed({ model: "svc3-mini", messages: user("weather?") })
+      expect(c.choices[0]!.message.tool_calls[0]!.function).toEqual({ name: "get_weather", arguments: '{"city":"Osaka"}' })
+    }).pipe(
+      Effect.provide(
+        fixedServer(
+          200,
+          sseBody([
+            chunkOf([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
+            chunkOf([{ index: 0, delta: { tool_calls: [{ index: 0, id: "chatcmpl-tool-1", type: "function", function: { name: "get_weather", arguments: '{"city":' } }] }, finish_reason: null }]),
+            chunkOf([{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: "get_weather", arguments: '"Osaka"}' } }] }, finish_reason: null }]),
+            chunkOf([{ index: 0, delta: {}, finish_reason: "tool_calls" }])
+          ]),
+          { "content-type": "text/event-stream" }
+        )
+      )
+    )
+  )
+})

@@ -50,7 +50,8 @@ describe("generate run", () => {
   it.scopedLive("an answer that fails its schema is asked again with a new seed, then the record fails with the validation errors", () => {
     const log = requestLog()
     return Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+      // Every json_schema answer misses the schema (the emulator's nonconforming-rate knob).
+      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest, nonconformingRate: 1 })
       const dir = tempDir()
       const input = writeInput(dir, [{ id: "a", body: "Order 123456 arrived." }])
       const schema = { type: "object", properties: { code: { type: "string", pattern: "^[0-9]{6}$" } }, required: ["code"] }
@@ -74,7 +75,8 @@ describe("generate run", () => {
   it.scopedLive("retries find a conforming answer where one exists; every stored answer conforms", () => {
     const log = requestLog()
     return Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+      // Half the json_schema answers miss the schema (the emulator's nonconforming-rate knob).
+      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest, nonconformingRate: 0.5 })
       const dir = tempDir()
       const records = Array.from({ length: 8 }, (_, i) => ({ id: `r${i}`, body: `Message ${i} about the weather.` }))
       const schema = { type: "object", properties: { word: { type: "string", pattern: "^(alpha|bravo|delta|echo)$" } }, required: ["word"] }

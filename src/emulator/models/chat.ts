@@ -1,7 +1,8 @@
 /**
  * The emulated chat models (svc3-mini and svc3-guard). Output is a pure function of the request
- * (messages, parameters, seed, candidate index): the same request answers the same, streamed or
- * not. Stop strings cut (and are excluded), max_completion_tokens truncates with finish `length`,
+ * (messages, sampling parameters, seed, candidate index): the same request answers the same,
+ * streamed or not. Stop strings cut (and are excluded) and max_completion_tokens truncates with
+ * finish `length` without changing what was drawn,
  * tools are called per tool_choice, and structured output conforms to the requested schema.
  */
 import { decode, encode } from "gpt-tokenizer/encoding/o200k_base"
@@ -10,7 +11,7 @@ import type { ChatRequest, Message, Tool, ToolCall, Usage } from "../../service/
 import { countTokens } from "../../service/tokens.ts"
 import { fnv1a, hexId, prng } from "../hash.ts"
 import { guardVerdict } from "./guard.ts"
-import { makeInstance } from "./json-instance.ts"
+import { conformingInstance, nonconformingInstance } from "./json-instance.ts"
 
 /** Context lengths the emulator enforces (the spec does not publish them). */
 export const ContextTokens: Readonly<Record<string, number>> = {
@@ -109,8 +110,15 @@ const toolFacts = (messages: ChatRequest["messages"]): Record<string, unknown> =
   return facts
 }
 
-const candidate = (request: ChatRequest, key: string, index: number): CandidateAnswer & { tokens: number } => {
-  const rand = prng(fnv1a(`${key}|${request.seed ?? 0}|${index}`))
+/** What the chat models take from the emulator's knobs. */
+export interface ChatModelOptions {
+  /** The share of json_schema answers made not to conform (knob `nonconformingRate`). */
+  readonly nonconformingRate?: number
+}
+
+const candidate = (request: ChatRequest, key: string, index: number, options: ChatModelOptions): CandidateAnswer & { tokens: number } => {
+  const seedText = `${key}|${request.seed ?? 0}|${index}`
+  const rand = prng(fnv1a(seedText))
   const maxTokens = request.max_completion_tokens ?? Limits.defaultMaxCompletionTokens
 
   if (request.model === Models.guard) {
@@ -131,7 +139,7 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
           ? pickTool(tools, textOf(last))
           : undefined
   if (tool !== undefined) {
-    const args = JSON.stringify(makeInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? "", 0, { quote: textOf(last) }))
+    const args = JSON.stringify(conformingInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? "", { quote: textOf(last) }))
     const call: ToolCall = {
       id: `chatcmpl-tool-${hexId(rand, 32)}`,
       type: "function",
@@ -143,7 +151,7 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
   const format = request.response_format
   const raw =
     format?.type === "json_schema" && format.json_schema
-      ? JSON.stringify(makeInstance(format.json_schema.schema, rand, "", 0, { facts: toolFacts(request.messages) }))
+      ? JSON.stringify(schemaAnswer(format.json_schema.schema, rand, toolFacts(request.messages), seedText, options))
       : format?.type === "json_object"
         ? JSON.stringify({ answer: proseFor(request, rand) })
         : proseFor(request, rand)
@@ -157,8 +165,31 @@ const candidate = (request: ChatRequest, key: string, index: number): CandidateA
   }
 }
 
+/**
+ * A json_schema answer: conforming, except for a `nonconformingRate` share of requests (decided by
+ * a draw of its own from the request, so the answer's other draws do not move), which get one
+ * field that misses the schema (json-instance.ts nonconformingInstance).
+ */
+const schemaAnswer = (schema: unknown, rand: () => number, facts: Record<string, unknown>, seedText: string, options: ChatModelOptions): unknown => {
+  const value = conformingInstance(schema, rand, "", { facts })
+  const rate = options.nonconformingRate ?? 0
+  if (rate <= 0) return value
+  const own = prng(fnv1a(`${seedText}|nonconforming`))
+  return own() < rate ? nonconformingInstance(schema, value, own) : value
+}
+
+/**
+ * What the drawn text depends on: the prompt (messages, tools, tool_choice, response_format), the
+ * model, the seed and the sampling parameters. Not `stop` or `max_completion_tokens` (they only cut
+ * what was drawn), `n` (it only adds candidates; each has its index) or `stream`.
+ */
+export const samplingKey = (request: ChatRequest): string => {
+  const { stream: _stream, stop: _stop, max_completion_tokens: _max, n: _n, ...drawn } = request
+  return JSON.stringify(drawn)
+}
+
 /** Answers a validated request, or returns the 400 message for a rule only the model can check. */
-export const complete = (request: ChatRequest): { ok: ChatAnswer } | { badRequest: string } => {
+export const complete = (request: ChatRequest, options: ChatModelOptions = {}): { ok: ChatAnswer } | { badRequest: string } => {
   const context = ContextTokens[request.model]
   if (context === undefined) return { badRequest: `Bad Request: model ${request.model} is not a chat model` }
   const prompt = promptTokens(request)
@@ -168,9 +199,8 @@ export const complete = (request: ChatRequest): { ok: ChatAnswer } | { badReques
       badRequest: `Bad Request: prompt (${prompt} tokens) plus max_completion_tokens (${maxTokens}) exceeds the context length of ${request.model} (${context} tokens)`
     }
   }
-  const { stream: _stream, ...rest } = request
-  const key = JSON.stringify(rest)
-  const candidates = Array.from({ length: request.n ?? 1 }, (_, i) => candidate(request, key, i))
+  const key = samplingKey(request)
+  const candidates = Array.from({ length: request.n ?? 1 }, (_, i) => candidate(request, key, i, options))
   const completion = candidates.reduce((n, c) => n + c.tokens, 0)
   return {
     ok: {

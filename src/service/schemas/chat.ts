@@ -5,8 +5,9 @@
  */
 import { Schema } from "effect"
 import { Limits, Models } from "../limits.ts"
+import { oneOf, shown } from "./one-of.ts"
 
-export const Role = Schema.Literal("system", "user", "assistant", "tool")
+export const Role = oneOf("system", "user", "assistant", "tool")
 export type Role = typeof Role.Type
 
 export const ToolCall = Schema.Struct({
@@ -61,7 +62,7 @@ export const Tool = Schema.Struct({
 export type Tool = typeof Tool.Type
 
 export const ResponseFormat = Schema.Struct({
-  type: Schema.Literal("text", "json_object", "json_schema"),
+  type: oneOf("text", "json_object", "json_schema"),
   json_schema: Schema.optional(
     Schema.Struct({
       name: Schema.String,
@@ -78,7 +79,7 @@ export const ResponseFormat = Schema.Struct({
 )
 export type ResponseFormat = typeof ResponseFormat.Type
 
-export const ToolChoice = Schema.Literal("none", "required", "auto")
+export const ToolChoice = oneOf("none", "required", "auto")
 
 const Penalty = Schema.Number.pipe(Schema.between(-2, 2))
 
@@ -91,7 +92,17 @@ export const ChatParameters = {
   repetition_penalty: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0))),
   seed: Schema.optional(Schema.Int),
   stop: Schema.optional(
-    Schema.NullOr(Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.maxItems(Limits.maxStopStrings))))
+    Schema.NullOr(
+      Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.maxItems(Limits.maxStopStrings))).annotations({
+        message: (issue) => ({
+          message:
+            Array.isArray(issue.actual) && issue.actual.length > Limits.maxStopStrings
+              ? `at most ${Limits.maxStopStrings} stop strings; got ${issue.actual.length}`
+              : `Expected a string or a list of at most ${Limits.maxStopStrings} strings, actual ${shown(issue.actual)}`,
+          override: true
+        })
+      })
+    )
   ),
   temperature: Schema.optional(Schema.Number.pipe(Schema.between(0, 2))),
   top_p: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1))),

@@ -4,10 +4,11 @@
 import { Schema } from "effect"
 import { codePointLength, Limits } from "../limits.ts"
 import { countTokens, withinTokens } from "../tokens.ts"
+import { oneOf } from "./one-of.ts"
 
 // ---- rerank ---------------------------------------------------------------------------------
 
-export const RerankTaskType = Schema.Literal(
+export const RerankTaskType = oneOf(
   "GENERAL_RETRIEVAL",
   "GENERAL_QA",
   "NEWS_RETRIEVAL",
@@ -69,7 +70,7 @@ export type RerankResponse = typeof RerankResponse.Type
 
 // ---- embeddings -----------------------------------------------------------------------------
 
-export const EmbeddingTaskType = Schema.Literal(
+export const EmbeddingTaskType = oneOf(
   "RETRIEVAL_DOCUMENT",
   "SEMANTIC_SIMILARITY",
   "RETRIEVAL_QUERY",
@@ -128,7 +129,7 @@ export type EmbeddingsResponse = typeof EmbeddingsResponse.Type
 
 // ---- translate ------------------------------------------------------------------------------
 
-export const Lang = Schema.Literal("ja", "en")
+export const Lang = oneOf("ja", "en")
 export type Lang = typeof Lang.Type
 
 export const TranslateText = Schema.String.pipe(
@@ -143,7 +144,9 @@ export const TranslateText = Schema.String.pipe(
 export const TranslateRequest = Schema.Struct({
   text: TranslateText,
   source_lang: Lang,
-  target_lang: Lang
+  target_lang: Lang,
+  /** §4.6: translate selects no model and ignores one; accepted here, never sent (client.ts). */
+  model: Schema.optional(Schema.String)
 }).pipe(
   Schema.filter((r) =>
     r.source_lang === r.target_lang
