@@ -115,7 +115,7 @@ describe("embed stage", () => {
 
   it("refuses an unknown task_type when the job is loaded", () => {
     const r = stageFromEntry(embedStage, { field: "body", task_type: "RETRIEVAL" }, "job.yaml", 1)
-    expect(Either.isLeft(r) && r.left.message).toMatch(/^job\.yaml: stages\.1\.embed\.task_type: Expected "RETRIEVAL_DOCUMENT"/)
+    expect(Either.isLeft(r) && r.left.message).toMatch(/^job\.yaml: stages\.1\.embed\.task_type: Expected one of "RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", .*"CLUSTERING", actual "RETRIEVAL"/)
   })
 
   it("accepts every task type of §4.5", () => {
