@@ -1,19 +1,81 @@
-/** The emulated svc3-guard: flags the lexicon's terms and writes the verdict exactly as §2.7 says. */
+/**
+ * The emulated svc3-guard: a small rule model (guard-lexicon.ts) judged sentence by sentence, plus
+ * detectors of personal data written as the data itself (T6): Luhn-valid card numbers, phone
+ * numbers, an e-mail address together with a postal address, マイナンバー-like 12-digit numbers and
+ * US social security numbers. Writes the verdict exactly as §2.7 says.
+ */
 import { type CategoryCode, CategoryCodes, formatVerdict } from "../../service/moderation.ts"
-import { GuardLexicon } from "./guard-lexicon.ts"
+import { Damping, GuardRules, IntentJa } from "./guard-lexicon.ts"
 
+/** Katakana → hiragana, so a term matches whichever kana it is written in. */
+const foldKana = (s: string) => s.replace(/[\u30a1-\u30f6]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x60))
+const normalize = (s: string) => foldKana(s.normalize("NFKC").toLowerCase())
+
+const wordRegex = (sources: ReadonlyArray<string>) => new RegExp(`(?<![\\w-])(?:${sources.join("|")})(?![\\w-])`, "u")
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-const matchers: ReadonlyArray<{ code: CategoryCode; ja: ReadonlyArray<string>; en: RegExp }> = CategoryCodes.map((code) => ({
+const matchers: ReadonlyArray<{ code: CategoryCode; en: RegExp; ja: RegExp }> = CategoryCodes.map((code) => ({
   code,
-  ja: GuardLexicon[code].ja.map((t) => t.normalize("NFKC").toLowerCase()),
-  en: new RegExp(`\\b(?:${GuardLexicon[code].en.map(escape).join("|")})\\b`, "i")
+  en: wordRegex(GuardRules[code].en),
+  ja: new RegExp(GuardRules[code].ja.map((t) => escape(normalize(t))).join("|"), "u")
 }))
+const intentJa = IntentJa.map((i) => ({ code: i.code, re: new RegExp(normalize(i.pattern), "u") }))
+const dampingEn = wordRegex(Damping.en)
+const dampingJa = new RegExp(Damping.ja.map((t) => escape(normalize(t))).join("|"), "u")
+/** Threats are threats whatever else the sentence says. */
+const UNDAMPED: ReadonlySet<CategoryCode> = new Set(["T4"])
+
+// ---- personal data written as data (T6) -------------------------------------------------------
+
+const luhn = (digits: string): boolean => {
+  let sum = 0
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i])
+    if (i % 2 === 1) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+  }
+  return sum % 10 === 0
+}
+
+const CARD = /(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)/g
+const PHONE = /(?<![\d-])(?:\+?81[- ]?\d{1,4}[- ]?\d{1,4}[- ]?\d{4}|0\d{1,4}-\d{1,4}-\d{4}|0[789]0\d{8}|\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}|\+1[ .-]?\d{3}[ .-]\d{3}[ .-]\d{4})(?![\d-])/
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/
+const ADDRESS = /\d+\s+\w+(?:\s\w+)?\s+(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd)\b|(?:都|道|府|県).{1,8}(?:市|区|町|村).{0,12}\d+[-－丁目]|〒\s?\d{3}-\d{4}/iu
+const MY_NUMBER = /(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])/
+const SSN = /(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])/
+
+/** Personal data in `text` (the original text: digits and separators as written). */
+export const personalData = (text: string): boolean => {
+  const t = text.normalize("NFKC")
+  for (const m of t.matchAll(CARD)) {
+    const digits = m[0].replace(/\D/g, "")
+    if (digits.length >= 13 && digits.length <= 19 && luhn(digits)) return true
+  }
+  if (PHONE.test(t) || SSN.test(t)) return true
+  if (EMAIL.test(t) && ADDRESS.test(t)) return true
+  if (MY_NUMBER.test(t) && /まいなんばー|個人番号|my ?number/u.test(normalize(t))) return true
+  return false
+}
+
+// ---- judging ----------------------------------------------------------------------------------
+
+/** Sentences (and lines): a harm and its damping must share one to cancel. */
+const sentences = (text: string): Array<string> => text.split(/(?<=[.!?])\s+|(?<=[。！？])\s*|\n+/u).filter((s) => s.trim() !== "")
 
 /** The category codes `text` triggers, in code order. */
 export const judge = (text: string): Array<CategoryCode> => {
-  const normalized = text.normalize("NFKC").toLowerCase()
-  return matchers.filter((m) => m.ja.some((t) => normalized.includes(t)) || m.en.test(normalized)).map((m) => m.code)
+  const found = new Set<CategoryCode>()
+  for (const sentence of sentences(text)) {
+    const s = normalize(sentence)
+    const damped = dampingEn.test(s) || dampingJa.test(s)
+    for (const m of matchers) if ((m.en.test(s) || m.ja.test(s)) && (!damped || UNDAMPED.has(m.code))) found.add(m.code)
+    for (const i of intentJa) if (i.re.test(s) && !damped) found.add(i.code)
+    if (personalData(sentence)) found.add("T6")
+  }
+  return CategoryCodes.filter((c) => found.has(c))
 }
 
 export const guardVerdict = (text: string): string => formatVerdict(judge(text))
