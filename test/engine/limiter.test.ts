@@ -49,9 +49,9 @@ describe("limiter", () => {
       yield* limiter.onRateLimited(undefined)
       yield* limiter.onRateLimited(undefined)
       expect((yield* limiter.state).cap).toBe(1) // never below one
-      for (let i = 0; i < 3; i++) yield* limiter.onSuccess
+      for (let i = 0; i < 3; i++) yield* limiter.onSuccess()
       expect(Math.floor((yield* limiter.state).cap)).toBe(2)
-      for (let i = 0; i < 200; i++) yield* limiter.onSuccess
+      for (let i = 0; i < 200; i++) yield* limiter.onSuccess()
       expect((yield* limiter.state).cap).toBe(8) // never above the maximum
     })
   )
