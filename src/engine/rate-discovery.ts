@@ -35,6 +35,8 @@ export interface RateDiscoverySettings {
   readonly minRate: number
   /** Steady: a rate this many times the ceiling, reached without a 429, restarts probing. */
   readonly reprobeAbove: number
+  /** Time constant of the average reported as the rate found, milliseconds. */
+  readonly averageMs: number
 }
 
 export const defaultRateDiscovery: RateDiscoverySettings = {
@@ -44,7 +46,8 @@ export const defaultRateDiscovery: RateDiscoverySettings = {
   increase: 0.005,
   windowMs: 2_000,
   minRate: 1 / 60,
-  reprobeAbove: 1.2
+  reprobeAbove: 1.2,
+  averageMs: 60_000
 }
 
 export interface DiscoveredRate {
@@ -57,8 +60,9 @@ export interface DiscoveredRate {
   /** Decreases so far (one per overshoot). */
   readonly decreases: number
   /**
-   * The rate to pin in `limits.rpm`: the average paced rate since the first 429 (per minute),
-   * undefined while probing.
+   * The rate found, per minute: what the service accepted since the first 429, averaged with
+   * weights fading over `averageMs` (so the first overshoot does not linger) — at most the paced
+   * rate, averaged alike; undefined while probing.
    */
   readonly suggestedRpm: number | undefined
 }
@@ -73,10 +77,13 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
   // Start times of accepted requests within the window (a queue, oldest first).
   const accepted: Array<number> = []
   let head = 0
-  // Time-weighted average of the paced rate since the first decrease.
+  // The paced rate, averaged over time since the first decrease (exponentially weighted).
   let since: number | undefined
   let lastChange = 0
-  let area = 0
+  let average = 0
+  // Accepted requests per millisecond since the first decrease, exponentially weighted alike.
+  let accepted_ = 0
+  let acceptedAt = 0
   let firstStart: number | undefined
 
   const trim = (now: number) => {
@@ -88,10 +95,15 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
   }
   const setRate = (now: number, next: number) => {
     if (since !== undefined) {
-      area += rate * Math.max(0, now - lastChange)
+      average = averaged(now)
       lastChange = now
     }
     rate = Math.max(s.minRate, next)
+  }
+  /** The paced rate averaged with exponentially less weight on the past (time constant averageMs). */
+  const averaged = (now: number) => {
+    const dt = Math.max(0, now - lastChange)
+    return average + (1 - Math.exp(-dt / s.averageMs)) * (rate - average)
   }
   /** Accepted requests per second over the window ending at `now`. */
   const acceptedRate = (now: number) => {
@@ -108,6 +120,10 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       firstStart ??= startedAt
       accepted.push(startedAt)
       trim(now)
+      if (since !== undefined) {
+        accepted_ = accepted_ * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) + 1 / s.averageMs
+        acceptedAt = now
+      }
       if (probing) setRate(now, rate + s.probeGain)
       else {
         setRate(now, rate + (s.increase * (ceiling ?? rate)) / rate)
@@ -125,12 +141,14 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       const measured = acceptedRate(now)
       if (probing) {
         probing = false
+        ceiling = measured > 0 ? measured : rate
+        setRate(now, s.decrease * Math.min(rate, ceiling))
         if (since === undefined) {
           since = now
           lastChange = now
+          average = rate
+          acceptedAt = now
         }
-        ceiling = measured > 0 ? measured : rate
-        setRate(now, s.decrease * Math.min(rate, ceiling))
       } else {
         // While the service rejects, what it accepts is its limit.
         if (measured > 0) ceiling = measured
@@ -143,14 +161,19 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
     /** Whether a Retry-After of `ms` should pause every worker (more than a short overshoot). */
     pausesAll: (ms: number) => ms > s.windowMs,
     state: (now: number): DiscoveredRate => {
-      const elapsed = since === undefined ? 0 : now - since
-      const avg = since === undefined ? undefined : elapsed > 0 ? (area + rate * Math.max(0, now - lastChange)) / elapsed : rate
+      let found: number | undefined
+      if (since !== undefined) {
+        // The service's rate is what it accepted; the paced rate bounds it when demand was lower.
+        const elapsed = now - since
+        const acceptedRate = elapsed > 0 ? (accepted_ * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) * 1000) / (1 - Math.exp(-elapsed / s.averageMs)) : rate
+        found = Math.min(averaged(now), acceptedRate)
+      }
       return {
         probing,
         rpm: rate * 60,
         ceilingRpm: ceiling === undefined ? undefined : ceiling * 60,
         decreases,
-        suggestedRpm: avg === undefined ? undefined : Math.floor(avg * 60)
+        suggestedRpm: found === undefined ? undefined : Math.floor(found * 60)
       }
     }
   }
