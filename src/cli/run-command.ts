@@ -9,7 +9,7 @@ import { CacheMode, InputFormat, JobFileError, OptionError, resolveJob, unusedRp
 import { reportProgress, statusLine, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
-import { RunStats } from "../engine/run-stats.ts"
+import { discoveredRateLines, RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
 import { pipelineModels } from "../engine/stage.ts"
 import { fingerprintFile } from "../io/fingerprint.ts"
@@ -196,6 +196,7 @@ export const executeRun = (o: RunInput) =>
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
       yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
+      for (const line of discoveredRateLines(stats.snapshot().rates)) yield* Console.log(`  ${line}`)
       switch (summary.status) {
         case "finished": {
           yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${state}`)

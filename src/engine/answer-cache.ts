@@ -52,8 +52,15 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
       Effect.suspend(() => {
         const existing = limiters.get(model)
         if (existing) return Effect.succeed(existing)
-        return makeLimiter({ rpm: settings.rpm[model] ?? settings.rpm["*"], maxConcurrency: settings.maxConcurrency }).pipe(
-          Effect.tap((l) => Effect.sync(() => limiters.set(model, l)))
+        const rpm = settings.rpm[model] ?? settings.rpm["*"]
+        // No rpm configured (the spec publishes none): the limiter learns one from the 429s met.
+        return makeLimiter({ rpm, maxConcurrency: settings.maxConcurrency, discover: rpm === undefined }).pipe(
+          Effect.tap((l) =>
+            Effect.sync(() => {
+              limiters.set(model, l)
+              if (rpm === undefined) stats.watchRate(model, l.discovered)
+            })
+          )
         )
       })
 

@@ -1,16 +1,25 @@
 /**
  * Per-model limiter: requests per minute (evenly paced: one start every 60/rpm s, so the service's
- * own bucket never drains), a concurrency cap that halves on 429 and grows back by one per
- * window of successes (AIMD), and pauses of every worker of the model (Retry-After, 503).
+ * own bucket never drains), a concurrency cap, and pauses of every worker of the model
+ * (Retry-After, 503). Two ways to meet a 429:
+ * - a configured rpm: the concurrency cap halves and grows back by one per window of successes
+ *   (AIMD on concurrency), and every worker pauses for the Retry-After;
+ * - no rpm (`discover`): the rate itself is learnt (rate-discovery.ts: AIMD on the rate, from the
+ *   accepted rate the service allowed); the cap stays, since halving it would cut throughput when
+ *   answers are slow while doing nothing the paced rate does not do better. A short Retry-After
+ *   delays only the rejected request; a long one pauses every worker.
  * All timing goes through Effect's Clock, so tests drive it with TestClock.
  */
-import { Clock, Deferred, Duration, Effect } from "effect"
+import { Clock, Deferred, Duration, Effect, Either } from "effect"
+import { type DiscoveredRate, makeRateDiscovery, type RateDiscoverySettings } from "./rate-discovery.ts"
 
 export interface LimiterSettings {
   /** Requests per minute; undefined = no rate limit (the concurrency cap still applies). */
   readonly rpm?: number | undefined
   /** Most requests in flight; the AIMD cap starts here and never exceeds it. */
   readonly maxConcurrency: number
+  /** With no rpm: learn the rate from the 429s met (the engine's default when no rpm is set). */
+  readonly discover?: boolean | Partial<RateDiscoverySettings> | undefined
 }
 
 export interface LimiterState {
@@ -22,7 +31,16 @@ export interface LimiterState {
 export const makeLimiter = (settings: LimiterSettings) =>
   Effect.sync(() => {
     const max = Math.max(1, settings.maxConcurrency)
-    const interval = settings.rpm !== undefined && settings.rpm > 0 ? 60_000 / settings.rpm : 0
+    const pinned = settings.rpm !== undefined && settings.rpm > 0
+    const interval = pinned ? 60_000 / settings.rpm! : 0
+    const discovery =
+      !pinned && settings.discover !== undefined && settings.discover !== false
+        ? makeRateDiscovery(settings.discover === true ? {} : settings.discover)
+        : undefined
+    // The clock's time at the last event (for reporting the discovered rate without a clock).
+    let lastEventAt = 0
+    // Bumped when the learnt rate is lowered: starts reserved before are reserved again.
+    let generation = 0
     let cap = max
     let inFlight = 0
     let nextStart = 0
@@ -71,35 +89,80 @@ export const makeLimiter = (settings: LimiterSettings) =>
       return grant
     })
 
-    /** Waits out any pause, then for this request's start time under the rate. */
-    const pace: Effect.Effect<void> = Effect.gen(function* () {
-      let now = yield* Clock.currentTimeMillis
-      while (now < pausedUntil) {
-        yield* Effect.sleep(Duration.millis(pausedUntil - now))
-        now = yield* Clock.currentTimeMillis
+    /**
+     * Waits out any pause, then for this request's start time under the rate; gives the time the
+     * start was granted. A start reserved before the learnt rate was lowered is reserved again at
+     * the new rate: a decrease takes effect at once, not after every start already scheduled.
+     */
+    const pace: Effect.Effect<number> = Effect.gen(function* () {
+      while (true) {
+        let now = yield* Clock.currentTimeMillis
+        while (now < pausedUntil) {
+          yield* Effect.sleep(Duration.millis(pausedUntil - now))
+          now = yield* Clock.currentTimeMillis
+        }
+        const step = discovery !== undefined ? discovery.intervalMs() : interval
+        if (step === 0) return now
+        const at = Math.max(now, nextStart)
+        nextStart = at + step
+        if (at <= now) return now
+        const reservedIn = generation
+        yield* Effect.sleep(Duration.millis(at - now))
+        if (generation === reservedIn) return at
       }
-      if (interval === 0) return
-      const at = Math.max(now, nextStart)
-      nextStart = at + interval
-      if (at > now) yield* Effect.sleep(Duration.millis(at - now))
     })
+
+    const runTimed = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<{ readonly result: Either.Either<A, E>; readonly startedAt: number }, never, R> =>
+      Effect.acquireUseRelease(
+        takeSlot,
+        () => Effect.flatMap(pace, (startedAt) => Effect.map(Effect.either(effect), (result) => ({ result, startedAt }))),
+        () => releaseSlot
+      )
 
     return {
       /** Runs `effect` as one request of this model: slot, pause, pace, then the call. */
       run: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
         Effect.acquireUseRelease(takeSlot, () => Effect.zipRight(pace, effect), () => releaseSlot),
-      /** A 429: halve the cap; pause every worker for Retry-After when the service sent one. */
-      onRateLimited: (retryAfter: Duration.Duration | undefined) =>
+      /** Runs `effect` as one request; gives its result and the time it started (after pacing). */
+      runTimed,
+      /**
+       * A 429 for a request started at `startedAt`. With a configured rate: halve the cap and pause
+       * every worker for Retry-After. Discovering: lower the rate; a long Retry-After pauses every
+       * worker, a short one is returned for the rejected request alone to wait.
+       */
+      onRateLimited: (retryAfter: Duration.Duration | undefined, startedAt?: number): Effect.Effect<Duration.Duration | undefined> =>
         Effect.gen(function* () {
+          if (discovery !== undefined) {
+            const now = (lastEventAt = yield* Clock.currentTimeMillis)
+            if (discovery.onRateLimited(now, startedAt ?? now)) {
+              generation++
+              nextStart = now + discovery.intervalMs()
+            }
+            if (retryAfter === undefined) return undefined
+            if (discovery.pausesAll(Duration.toMillis(retryAfter))) {
+              yield* pauseFor(retryAfter)
+              return undefined
+            }
+            return retryAfter
+          }
           cap = Math.max(1, cap / 2)
           if (retryAfter !== undefined) yield* pauseFor(retryAfter)
+          return undefined
         }),
-      /** A success: additive increase, about +1 per `cap` successes. */
-      onSuccess: Effect.suspend(() => {
-        const before = Math.floor(cap)
-        cap = Math.min(max, cap + 1 / Math.max(1, cap))
-        return Math.floor(cap) > before ? grant : Effect.void
-      }),
+      /** A success: additive increase of the cap (about +1 per `cap` successes), or of the learnt rate. */
+      onSuccess: (startedAt?: number): Effect.Effect<void> =>
+        discovery !== undefined
+          ? Effect.map(Clock.currentTimeMillis, (now) => {
+              lastEventAt = now
+              discovery.onSuccess(now, startedAt ?? now)
+            })
+          : Effect.suspend(() => {
+              const before = Math.floor(cap)
+              cap = Math.min(max, cap + 1 / Math.max(1, cap))
+              return Math.floor(cap) > before ? grant : Effect.void
+            }),
+      /** With no rpm configured: the rate learnt so far (undefined when a rate is configured). */
+      discovered: (): DiscoveredRate | undefined => discovery?.state(lastEventAt),
       /** Pauses every worker of the model (503 maintenance, Retry-After). */
       pauseFor: (d: Duration.Duration) => pauseFor(d),
       state: Effect.sync((): LimiterState => ({ cap, inFlight, pausedUntil }))

@@ -77,6 +77,35 @@ const storeRows = (rows: ReadonlyArray<Row>, fields: Row, vector: string, settin
     ]
   })
 
+/** Rows of the input's start the output check encodes. */
+const CHECK_ROWS = 200
+
+/**
+ * Before any request: the output can be written with the input's types (the sink's check over the
+ * input's first rows). Sinks that cannot fail on input values have no check.
+ */
+export const checkOutput = (settings: Pick<RunSettings, "source" | "output" | "pipeline">): Effect.Effect<void, OutputError | SinkError | SourceError> =>
+  Effect.gen(function* () {
+    const adapter = sinkFor(settings.output.format)
+    if (adapter === undefined) return yield* new OutputError({ path: settings.output.path, detail: `no sink named ${settings.output.format}` })
+    if (adapter.check === undefined) return
+    const inputTypes = yield* Effect.promise(async () => settings.source.inputTypes?.())
+    // Types known only from the whole input (CSV, JSONL) fit every value by construction.
+    if (inputTypes === undefined) return
+    const declared = yield* Effect.promise(() => settings.source.columns())
+    const sample = yield* settings.source.items().pipe(
+      Stream.filterMap((item) => (item._tag === "Record" ? Option.some(item.fields) : Option.none())),
+      Stream.take(CHECK_ROWS),
+      Stream.runCollect
+    )
+    const rows = [...sample]
+    const notes = yield* adapter.check(
+      { path: settings.output.path, inputColumns: declared ?? Object.keys(rows[0] ?? {}), outputColumns: settings.pipeline.columns, inputTypes },
+      rows
+    )
+    for (const note of notes) yield* Effect.logWarning(`${settings.output.path}: ${note}`)
+  })
+
 export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effect<{ readonly store?: StoreChanges }, OutputError | SinkError | SourceError, Ledger> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -87,6 +116,7 @@ export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effec
       const outputColumns = settings.pipeline.columns
       const vectors = outputColumns.filter((c) => c.type._tag === "vector")
       const declared = yield* Effect.promise(() => settings.source.columns())
+      const inputTypes = yield* Effect.promise(async () => settings.source.inputTypes?.())
       const rejects = yield* jsonlFile(settings.rejectsPath)
       const store = settings.store === undefined ? undefined : yield* openStore(settings.store, outputColumns)
       const toStore = (write: () => void) =>
@@ -97,7 +127,7 @@ export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effec
       const openSink = (first: Row): Effect.Effect<RowSink, SinkError, Scope.Scope> =>
         sink !== undefined
           ? Effect.succeed(sink)
-          : Effect.tap(adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns }), (s) => void (sink = s))
+          : Effect.tap(adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns, inputTypes }), (s) => void (sink = s))
 
       const writeDone = (item: SourceRecord, recordKey: string, output: RecordOutput) => {
         const rows = output.rows

@@ -95,9 +95,9 @@ export const withRetry = <A, E extends ErrorLike, R>(
     let attempts = 0
     let rateLimited = 0
     while (true) {
-      const result = yield* Effect.either(limiter.run(attempt))
+      const { result, startedAt } = yield* limiter.runTimed(attempt)
       if (result._tag === "Right") {
-        yield* limiter.onSuccess
+        yield* limiter.onSuccess(startedAt)
         return result.right
       }
       const error = result.left
@@ -113,9 +113,11 @@ export const withRetry = <A, E extends ErrorLike, R>(
           if (rateLimited > policy.max429) {
             return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: `${error.message}; gave up after ${rateLimited} 429s`, attempts: attempts + 1 }))
           }
-          yield* limiter.onRateLimited(c.retryAfter)
+          // The limiter pauses every worker, or leaves this request alone to wait the Retry-After.
+          const ownWait = yield* limiter.onRateLimited(c.retryAfter, startedAt)
+          if (ownWait !== undefined) yield* Effect.sleep(ownWait)
           // Without Retry-After, wait a backoff step before asking again.
-          if (c.retryAfter === undefined) yield* Effect.sleep(yield* backoff(policy, Math.min(rateLimited, 6)))
+          else if (c.retryAfter === undefined) yield* Effect.sleep(yield* backoff(policy, Math.min(rateLimited, 6)))
           continue
         }
         case "Unavailable":

@@ -5,7 +5,8 @@
  * only ever touched from the one fiber scheduler of the process.
  */
 import { Schema } from "effect"
-import { RunStatsSnapshot } from "../ledger/stored.ts"
+import { type DiscoveredRate, RunStatsSnapshot } from "../ledger/stored.ts"
+import type { DiscoveredRate as LiveRate } from "./rate-discovery.ts"
 
 export { RunStatsSnapshot }
 
@@ -28,6 +29,7 @@ export class RunStats {
   private processingStarted: number | undefined
   private carried = 0
   private rowsWritten = 0
+  private readonly rateSources = new Map<string, () => LiveRate | undefined>()
 
   constructor(initial: Partial<RunStatsSnapshot> = {}) {
     this.s = { ...emptyStats, since: Date.now(), ...initial }
@@ -126,7 +128,37 @@ export class RunStats {
     this.s.tokens += n
   }
 
+  /** A model's limiter learns its rate (no `limits.rpm`): read it with every snapshot. */
+  watchRate(model: string, read: () => LiveRate | undefined) {
+    this.rateSources.set(model, read)
+  }
+
   snapshot(): RunStatsSnapshot {
-    return { ...this.s, stages: { ...this.stageCounts } }
+    const rates: Record<string, DiscoveredRate> = { ...this.s.rates }
+    for (const [model, read] of this.rateSources) {
+      const live = read()
+      if (live === undefined) continue
+      rates[model] = {
+        ...(live.suggestedRpm !== undefined ? { rpm: live.suggestedRpm } : {}),
+        pacedRpm: Math.floor(live.rpm),
+        decreases: live.decreases
+      }
+    }
+    return { ...this.s, rates, stages: { ...this.stageCounts } }
   }
 }
+
+/**
+ * The rates learnt for models run without `limits.rpm` (one line each), so the user can pin them.
+ * A model that met no 429 has nothing to report.
+ */
+export const discoveredRateLines = (rates: RunStatsSnapshot["rates"]): Array<string> =>
+  Object.entries(rates).flatMap(([model, r]) =>
+    r.rpm === undefined || r.decreases === 0
+      ? []
+      : [
+          `rate    ${model}: no limits.rpm set; learnt ~${r.rpm} requests/min from ${r.decreases} slow-down${r.decreases === 1 ? "" : "s"} on 429; ` +
+            `pin it with limits.rpm: { ${model}: ${Math.floor(r.rpm * 0.95)} } (5% under, so a pinned run meets no 429)`
+        ]
+  )
+

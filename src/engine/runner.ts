@@ -15,8 +15,9 @@ import { existsSync } from "node:fs"
 import { extname } from "node:path"
 import { Ledger } from "../ledger/ledger.ts"
 import type { Source, SourceRecord } from "../io/source.ts"
+import { makeKindObserver } from "../io/input-types.ts"
 import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
-import { writeOutputs } from "./output-pass.ts"
+import { checkOutput, writeOutputs } from "./output-pass.ts"
 import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
 import type { RetryPolicy } from "./retry.ts"
 import { closeRun, openRun } from "./run-lifecycle.ts"
@@ -99,6 +100,8 @@ const summary = (s: RunSummary): RunSummary => s
 export const runPipeline = (settings: RunSettings, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
+    // An output that cannot be written fails now, before any request is paid for.
+    yield* checkOutput(settings)
     const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen)
     const { runId, resumed } = run
     if (resumed) {
@@ -148,6 +151,10 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const declared = yield* Effect.promise(() => settings.source.columns())
     const seen = new Set<string>()
     let overflow = 0
+    // A source that does not declare its types (CSV, JSONL): the kinds of value met in every
+    // record, so a typed output (Parquet) picks a type every value fits.
+    const knownTypes = settings.source.inputTypes !== undefined
+    const kinds = makeKindObserver()
     const collect = (fields: Readonly<Record<string, unknown>>) => {
       for (const k in fields) {
         if (seen.has(k)) continue
@@ -159,6 +166,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       Stream.filterMap((item) => {
         if (item._tag === "Record") {
           if (declared === undefined) collect(item.fields)
+          if (!knownTypes) kinds.observe(item.fields)
           return Option.some(item)
         }
         stats.readReject()
@@ -205,6 +213,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const counted: Source = {
       ...settings.source,
       columns: () => Promise.resolve(declared ?? [...seen]),
+      inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(kinds.types()),
       items: () => settings.source.items().pipe(Stream.tap(() => Effect.sync(() => stats.rowWritten())))
     }
     const written = yield* writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId)

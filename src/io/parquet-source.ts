@@ -26,6 +26,10 @@ export const parquetSource = (path: string): Source => {
       const metadata = await parquetMetadataAsync(file)
       return parquetSchema(metadata).children.map((c) => c.element.name)
     },
+    inputTypes: async () => {
+      const metadata = await parquetMetadataAsync(await asyncBufferFromFile(path))
+      return { _tag: "Parquet", schema: metadata.schema.slice(1) }
+    },
     items: () =>
       Stream.unwrap(
         open.pipe(

@@ -6,6 +6,7 @@
  */
 import { Data, type Effect, type Scope } from "effect"
 import type { Column } from "./columns.ts"
+import type { InputTypes } from "./input-types.ts"
 
 export class SinkError extends Data.TaggedError("SinkError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -19,6 +20,8 @@ export interface SinkSpec {
   readonly inputColumns: ReadonlyArray<string>
   /** The stages' typed columns, after the input's (one already an input column is not repeated). */
   readonly outputColumns: ReadonlyArray<Column>
+  /** What is known of the input columns' types (a Parquet input's schema, or the kinds met). */
+  readonly inputTypes?: InputTypes | undefined
 }
 
 export interface RowSink {
@@ -33,6 +36,12 @@ export interface SinkAdapter {
   /** File extensions that choose this sink when no format is given. */
   readonly extensions: ReadonlyArray<string>
   readonly open: (spec: SinkSpec) => Effect.Effect<RowSink, SinkError, Scope.Scope>
+  /**
+   * Checks, before any request is sent, that the output can be written: `sample` is the input's
+   * first rows (output columns absent). Gives notes on input columns not written as they are
+   * typed in the input. A sink that cannot fail on input values has none.
+   */
+  readonly check?: (spec: SinkSpec, sample: ReadonlyArray<Readonly<Record<string, unknown>>>) => Effect.Effect<ReadonlyArray<string>, SinkError>
 }
 
 /** The output columns that are not already input columns. */

@@ -5,6 +5,7 @@
  */
 import { Data, type Stream } from "effect"
 import { extname } from "node:path"
+import type { InputTypes } from "./input-types.ts"
 
 export type Format = "csv" | "jsonl" | "parquet"
 
@@ -37,6 +38,8 @@ export interface Source {
   readonly path: string
   /** Column names when the format declares them (CSV header, Parquet schema). */
   readonly columns: () => Promise<ReadonlyArray<string> | undefined>
+  /** The columns' types when the format declares them (Parquet's schema). */
+  readonly inputTypes?: () => Promise<InputTypes | undefined>
   readonly items: () => Stream.Stream<SourceItem, SourceError>
 }
 

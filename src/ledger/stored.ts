@@ -43,6 +43,17 @@ export type RecordOutput = typeof RecordOutput.Type
 
 const count = Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 })
 
+/** The rate learnt for a model run with no `limits.rpm` (engine/rate-discovery.ts). */
+export const DiscoveredRate = Schema.Struct({
+  /** The rate to pin in `limits.rpm`, requests per minute; absent when no 429 was met. */
+  rpm: Schema.optional(Schema.NonNegativeInt),
+  /** The pace at the end of the run, requests per minute. */
+  pacedRpm: Schema.NonNegativeInt,
+  /** Times the rate was lowered (one per overshoot). */
+  decreases: Schema.NonNegativeInt
+})
+export type DiscoveredRate = typeof DiscoveredRate.Type
+
 /** A run's statistics (`runs.counters`); every field defaults, so older and partial rows decode. */
 export const RunStatsSnapshot = Schema.Struct({
   /** Records in the input (an estimate until the reading pass ends, for CSV). */
@@ -66,6 +77,8 @@ export const RunStatsSnapshot = Schema.Struct({
    * has them after retention dropped the records.
    */
   verdicts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) }),
+  /** Per model run with no `limits.rpm`: the rate learnt from the 429s met. */
+  rates: Schema.optionalWith(Schema.Record({ key: Schema.String, value: DiscoveredRate }), { default: () => ({}) }),
   /** Counters stages report (e.g. translate_skipped). */
   stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) })
 })

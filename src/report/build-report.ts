@@ -244,6 +244,7 @@ export const buildReport = (run: Run, options: ReportOptions, input: Source | un
       tokens: stats.tokens,
       retries: stats.retries,
       rateLimited: stats.rateLimited,
+      ...(Object.keys(stats.rates).length > 0 ? { rates: stats.rates } : {}),
       stageCounters: stats.stages,
       ...(moderation ? { moderation } : {}),
       ...(warnings.length > 0 || chunked.length > 0

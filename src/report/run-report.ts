@@ -8,6 +8,7 @@
  * The JSON form is this Schema's encoding (for dashboards).
  */
 import { Schema } from "effect"
+import { DiscoveredRate } from "../ledger/stored.ts"
 
 const Count = Schema.NonNegativeInt
 
@@ -79,6 +80,8 @@ export const RunReport = Schema.Struct({
   tokens: Count,
   retries: Count,
   rateLimited: Count,
+  /** Per model run without `limits.rpm`: the rate learnt from the 429s met (rpm: the one to pin). */
+  rates: Schema.optional(Schema.Record({ key: Schema.String, value: DiscoveredRate })),
   stageCounters: Schema.Record({ key: Schema.String, value: Count }),
   moderation: Schema.optional(ModerationSection),
   translation: Schema.optional(TranslationSection)

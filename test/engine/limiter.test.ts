@@ -1,7 +1,9 @@
-/** The per-model limiter under TestClock: pacing, AIMD concurrency, pauses. */
+/** The per-model limiter under TestClock: pacing, AIMD concurrency, pauses; with no rpm, rate discovery. */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, TestClock } from "effect"
+import { Clock, Duration, Effect, Fiber, Option, TestClock } from "effect"
 import { makeLimiter } from "../../src/engine/limiter.ts"
+import { defaultRetryPolicy, withRetry } from "../../src/engine/retry.ts"
+import { RateLimitedError } from "../../src/service/errors.ts"
 
 describe("limiter", () => {
   it.effect("paces starts evenly at the configured requests per minute", () =>
@@ -49,9 +51,9 @@ describe("limiter", () => {
       yield* limiter.onRateLimited(undefined)
       yield* limiter.onRateLimited(undefined)
       expect((yield* limiter.state).cap).toBe(1) // never below one
-      for (let i = 0; i < 3; i++) yield* limiter.onSuccess
+      for (let i = 0; i < 3; i++) yield* limiter.onSuccess()
       expect(Math.floor((yield* limiter.state).cap)).toBe(2)
-      for (let i = 0; i < 200; i++) yield* limiter.onSuccess
+      for (let i = 0; i < 200; i++) yield* limiter.onSuccess()
       expect((yield* limiter.state).cap).toBe(8) // never above the maximum
     })
   )
@@ -67,6 +69,92 @@ describe("limiter", () => {
       yield* TestClock.adjust(Duration.millis(200))
       yield* Fiber.join(fiber)
       expect(started).toBe(3)
+    })
+  )
+})
+
+describe("limiter with no rpm (rate discovery)", () => {
+  /** A token bucket on the test clock: `rps` per second, a burst of one second's worth. */
+  const tokenBucket = (rps: number) => {
+    let tokens = rps
+    let last = 0
+    return Effect.map(Clock.currentTimeMillis, (now) => {
+      tokens = Math.min(rps, tokens + ((now - last) * rps) / 1000)
+      last = now
+      if (tokens >= 1) {
+        tokens--
+        return true
+      }
+      return false
+    })
+  }
+  const rateLimited = new RateLimitedError({ endpoint: "chat", serviceMessage: "slow down", retryAfter: Option.some(Duration.seconds(1)) })
+
+  it.effect("a decrease re-paces starts already scheduled at the old rate", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: { initialRate: 100, probeGain: 0 } })
+      const starts: Array<number> = []
+      const fiber = yield* Effect.fork(
+        Effect.all(
+          Array.from({ length: 20 }, () => limiter.runTimed(Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => starts.push(t))))),
+          { concurrency: "unbounded" }
+        )
+      )
+      yield* TestClock.adjust(Duration.millis(45)) // 100/s: starts at 0, 10, … 40
+      expect(starts).toHaveLength(5)
+      // A 429 for a request started at 40 ms: 0.85 × the accepted rate (none measured yet: the rate).
+      yield* limiter.onRateLimited(Duration.seconds(1), 40)
+      yield* TestClock.adjust(Duration.millis(50))
+      // At the old pace five more would have started by 95 ms; at 85/s (11.8 ms apart) only four.
+      expect(starts.length).toBeLessThanOrEqual(9)
+      yield* TestClock.adjust(Duration.seconds(5))
+      yield* Fiber.join(fiber)
+      const gaps = starts.slice(6).map((t, i) => t - starts[i + 5]!)
+      for (const g of gaps) expect(g).toBeGreaterThanOrEqual(11)
+    })
+  )
+
+  it.effect("a short Retry-After delays only the rejected request; the others go on", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 4, discover: true })
+      const ownWait = yield* limiter.onRateLimited(Duration.seconds(1), 0)
+      expect(ownWait).toEqual(Duration.seconds(1))
+      expect((yield* limiter.state).pausedUntil).toBe(0)
+    })
+  )
+
+  it.effect("a long Retry-After (a spent quota) pauses every worker of the model", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 4, discover: true })
+      const ownWait = yield* limiter.onRateLimited(Duration.seconds(30), 0)
+      expect(ownWait).toBeUndefined()
+      expect((yield* limiter.state).pausedUntil).toBe(30_000)
+    })
+  )
+
+  it.effect("against a 600/min token bucket it settles within 10 % of the limit with under 2 % 429s", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: true })
+      const accept = tokenBucket(10)
+      const log: Array<{ at: number; ok: boolean }> = []
+      const attempt = Effect.gen(function* () {
+        yield* Effect.sleep(Duration.millis(100)) // half the round trip
+        const ok = yield* accept
+        log.push({ at: yield* Clock.currentTimeMillis, ok })
+        yield* Effect.sleep(Duration.millis(100))
+        return ok ? yield* Effect.succeed("ok") : yield* Effect.fail(rateLimited)
+      })
+      const events = { onRetry: () => {}, on429: () => {} }
+      yield* Effect.fork(
+        Effect.forEach(Array.from({ length: 1300 }), () => withRetry(limiter, defaultRetryPolicy, events, attempt), { concurrency: 32, discard: true })
+      )
+      for (let s = 0; s < 120; s++) yield* TestClock.adjust(Duration.seconds(1))
+      const after = log.filter((e) => e.at >= 60_000 && e.at < 120_000 && e.ok).length
+      expect(after / 60 / 10).toBeGreaterThanOrEqual(0.9)
+      expect(log.filter((e) => !e.ok).length / log.length).toBeLessThanOrEqual(0.02)
+      const found = limiter.discovered()!
+      expect(found.suggestedRpm).toBeGreaterThan(540)
+      expect(found.suggestedRpm).toBeLessThan(660)
     })
   )
 })
