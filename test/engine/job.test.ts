@@ -46,6 +46,18 @@ describe("job files", () => {
 })
 
 describe("resolveJob", () => {
+  it.effect("precedence: a flag over the job file, the job file over the defaults", () =>
+    Effect.gen(function* () {
+      const { path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurrency: 8 }\ncache: refresh\n`)
+      const fromFile = yield* resolveJob(path)
+      expect(fromFile.limits).toMatchObject({ concurrency: 8, records: 256, maxAttempts: 5 })
+      expect(fromFile.cache).toBe("refresh")
+      const withFlags = yield* resolveJob(path, { concurrency: 3, maxAttempts: 2, cache: "off" })
+      expect(withFlags.limits).toMatchObject({ concurrency: 3, records: 256, maxAttempts: 2 })
+      expect(withFlags.cache).toBe("off")
+    })
+  )
+
   it.effect("resolves the job's paths against its folder and derives rejects, ledger and formats", () =>
     Effect.gen(function* () {
       const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
