@@ -81,5 +81,5 @@ for (const rpm of rpms) {
 }
 
 console.log(`\nrate discovery (no limits.rpm, concurrency 32, emulator latency 100 ± 50 ms, burst 1 s) — ${seconds} s per limit; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`)
-console.log("| emulator limit (req/min) | run | measured over | accepted rate ÷ limit | 429s (whole run) | rate reported to pin |\n|---|---|---|---|---|---|")
+console.log("| emulator limit (req/min) | run | measured over | accepted rate ÷ limit | 429s (whole run) | rate found (printed after the run) |\n|---|---|---|---|---|---|")
 for (const r of rows) console.log(r)
