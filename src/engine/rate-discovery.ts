@@ -8,7 +8,7 @@
  * - The first 429 ends probing. The rate becomes `decrease` × the rate the service *accepted*
  *   over the last `window` (successes started in it), not the rate sent: when the service rejects
  *   some requests, what it accepts is its limit, so the first estimate is close however far
- *   probing overshot. That accepted rate is remembered as the ceiling.
+ *   probing overshot. That accepted rate is the ceiling (measured again at every 429).
  * - Steady (AIMD on the rate): each success adds `increase` × ceiling / rate, i.e. the rate climbs
  *   by `increase` × ceiling per second — a straight line, whatever the scale of the limit; a 429
  *   multiplies the rate by `decrease` (at most once per overshoot: a 429 for a request started
@@ -55,7 +55,7 @@ export interface DiscoveredRate {
   readonly probing: boolean
   /** The rate starts are paced to now, requests per minute. */
   readonly rpm: number
-  /** The highest rate the service was seen to accept when it rejected requests (per minute). */
+  /** The rate the service accepted over the window at the last 429 (per minute). */
   readonly ceilingRpm: number | undefined
   /** Decreases so far (one per overshoot). */
   readonly decreases: number
@@ -82,7 +82,7 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
   let lastChange = 0
   let average = 0
   // Accepted requests per millisecond since the first decrease, exponentially weighted alike.
-  let accepted_ = 0
+  let acceptedEwma = 0
   let acceptedAt = 0
   let firstStart: number | undefined
 
@@ -121,7 +121,7 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       accepted.push(startedAt)
       trim(now)
       if (since !== undefined) {
-        accepted_ = accepted_ * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) + 1 / s.averageMs
+        acceptedEwma = acceptedEwma * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) + 1 / s.averageMs
         acceptedAt = now
       }
       if (probing) setRate(now, rate + s.probeGain)
@@ -165,7 +165,7 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       if (since !== undefined) {
         // The service's rate is what it accepted; the paced rate bounds it when demand was lower.
         const elapsed = now - since
-        const acceptedRate = elapsed > 0 ? (accepted_ * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) * 1000) / (1 - Math.exp(-elapsed / s.averageMs)) : rate
+        const acceptedRate = elapsed > 0 ? (acceptedEwma * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) * 1000) / (1 - Math.exp(-elapsed / s.averageMs)) : rate
         found = Math.min(averaged(now), acceptedRate)
       }
       return {

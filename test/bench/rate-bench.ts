@@ -4,7 +4,7 @@
  * 100 ± 50 ms), each for `--seconds` (default 180) of wall time. The emulator runs in this process
  * and logs every answer; the job runs as its own `svc-batch run` process, as a user would run it,
  * and is stopped (SIGTERM, then killed) when the time is up.
- *   npm run bench:rate [-- --seconds 90] [-- 600 3000 12000]
+ *   npm run bench:rate [-- --seconds 90] [-- --latency-ms 0] [-- 600 3000 12000]
  * Reported per limit: the accepted rate after the first minute as a share of the limit (the
  * discovery's steady state; with --seconds ≤ 60 the whole run is used, and the table says so),
  * the 429s as a share of all requests over the whole run (the start included), and the rate the
@@ -19,10 +19,19 @@ import { startEmulator } from "../../src/emulator/server.ts"
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 const KEY = "bench-key"
 const args = process.argv.slice(2)
-const secondsAt = args.indexOf("--seconds")
-const seconds = secondsAt >= 0 ? Number(args[secondsAt + 1]) : 180
-if (!Number.isFinite(seconds) || seconds <= 0) throw new Error("--seconds takes a positive number")
-const limits = args.filter((a, i) => !a.startsWith("-") && i !== secondsAt + 1).map(Number)
+const flag = (name: string, fallback: number) => {
+  const at = args.indexOf(name)
+  if (at < 0) return { value: fallback, at }
+  const value = Number(args[at + 1])
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} takes a number`)
+  return { value, at }
+}
+const secondsFlag = flag("--seconds", 180)
+const latencyFlag = flag("--latency-ms", 100)
+const seconds = secondsFlag.value
+const latencyMs = latencyFlag.value
+if (seconds <= 0) throw new Error("--seconds takes a positive number")
+const limits = args.filter((a, i) => !a.startsWith("-") && i !== secondsFlag.at + 1 && i !== latencyFlag.at + 1).map(Number)
 const rpms = limits.length > 0 ? limits : [600, 3000, 12_000]
 const warmup = seconds > 60 ? 60 : 0
 
@@ -57,7 +66,7 @@ const dir = mkdtempSync(join(tmpdir(), "svc-rate-bench-"))
 const rows: Array<string> = []
 for (const rpm of rpms) {
   const log: Array<{ status: number; at: number }> = []
-  const emu = await startEmulator({ apiKey: KEY, rpm, latencyMs: 100, jitterMs: 50, onRequest: (e) => log.push({ status: e.status, at: performance.now() }) })
+  const emu = await startEmulator({ apiKey: KEY, rpm, latencyMs, jitterMs: Math.floor(latencyMs / 2), onRequest: (e) => log.push({ status: e.status, at: performance.now() }) })
   const input = join(dir, `rate-${rpm}.jsonl`)
   // More records than the limit allows in the time: the run is still going when it is stopped.
   await writeCorpus(input, Math.ceil((rpm / 60) * seconds * 1.5) + 100)
@@ -80,6 +89,6 @@ for (const rpm of rpms) {
   console.error(rows[rows.length - 1])
 }
 
-console.log(`\nrate discovery (no limits.rpm, concurrency 32, emulator latency 100 ± 50 ms, burst 1 s) — ${seconds} s per limit; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`)
-console.log("| emulator limit (req/min) | run | measured over | accepted rate ÷ limit | 429s (whole run) | rate reported to pin |\n|---|---|---|---|---|---|")
+console.log(`\nrate discovery (no limits.rpm, concurrency 32, emulator latency ${latencyMs} ± ${Math.floor(latencyMs / 2)} ms, burst 1 s) — ${seconds} s per limit; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`)
+console.log("| emulator limit (req/min) | run | measured over | accepted rate ÷ limit | 429s (whole run) | rate found (printed after the run) |\n|---|---|---|---|---|---|")
 for (const r of rows) console.log(r)

@@ -125,6 +125,21 @@ describe("Parquet output types", () => {
     })
   )
 
+  it.scopedLive("an input column a stage writes again takes the stage's type, not the input's", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = join(dir, "in.parquet")
+      // moderation_verdict is BIGINT in the input; the moderation stage writes text into it.
+      yield* Effect.promise(() =>
+        duck(`COPY (SELECT 'p' || i AS id, 'a quiet day ' || i AS text, i::BIGINT AS moderation_verdict FROM range(20) t(i)) TO '${input}' (FORMAT parquet)`)
+      )
+      const run = yield* runOnce({ dir, input, emulator, format: "parquet" })
+      expect(run.summary).toMatchObject({ status: "finished", done: 20 })
+      expect((yield* typesOf(run.output)).moderation_verdict).toBe("VARCHAR")
+    })
+  )
+
   it.scopedLive("JSONL → Parquet: a number over 2^31 after 2,000 small ones and a column null at first are written", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })

@@ -4,7 +4,10 @@
  * the rate it found.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { join } from "node:path"
+import { Ledger } from "../../src/ledger/ledger.ts"
+import { buildReport, defaultReportOptions } from "../../src/report/build-report.ts"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { discoveredRateLines } from "../../src/engine/run-stats.ts"
 import { KEY } from "../helpers.ts"
@@ -26,6 +29,12 @@ describe("rate discovery against the emulator", () => {
         const found = run.counters.rates["svc3-guard"]!
         expect(found.rpm).toBeGreaterThan(800)
         expect(found.rpm).toBeLessThan(1400)
+        // Saved with the run: the report (and its JSON) carries it too.
+        const report = yield* Effect.gen(function* () {
+          const saved = Option.getOrThrow(yield* (yield* Ledger).run(run.summary.runId))
+          return yield* buildReport(saved, defaultReportOptions, undefined)
+        }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+        expect(report.rates?.["svc3-guard"]?.rpm).toBe(found.rpm)
         expect(discoveredRateLines(run.counters.rates)[0]).toMatch(/svc3-guard: no limits\.rpm set; learnt ~\d+ requests\/min .* pin it with limits\.rpm: \{ svc3-guard: \d+ \}/)
       }),
     60_000

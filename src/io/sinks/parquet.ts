@@ -194,6 +194,10 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
   let buffer: Array<Readonly<Record<string, unknown>>> = []
   let rowsWritten = 0
   const plans = inputColumnPlans(spec.inputColumns, spec.inputTypes)
+  // An input column a stage writes again holds the stage's values: it takes the stage's type.
+  for (const c of spec.outputColumns) {
+    if (plans?.has(c.name)) plans.set(c.name, { elements: outputSchema(c), convert: (v) => outputValue(c, v, 0) })
+  }
 
   const outputValue = (c: Column, v: unknown, row: number): unknown => {
     if (v === undefined || v === null) return null
