@@ -4,12 +4,12 @@
  * - Latin words: NFKC, lower-cased, minus English stop words (the `stopword` package's list plus
  *   question and request words such as "where", "can", "please", "tell"), reduced to their Porter
  *   stem by the `stemmer` package: "cats", "cat" → `cat`; "sleeps", "sleeping" → `sleep`.
- *   Weighted by length (longer words say more).
+ *   Weighted 1 + length/8 (up to 2: longer words say a little more).
  * - Japanese (no spaces): split into words by `Intl.Segmenter` (ICU's dictionary), katakana folded
  *   to hiragana (ネコ = ねこ), particles and auxiliaries dropped (the `stopword` Japanese list:
  *   の, について, による …, plus single kana and polite endings), then each content word gives
- *   itself, its character bigrams and its kanji unigrams — so 眠る matches 眠って and 機械学習
- *   matches 機械.
+ *   itself (an inflected verb or adjective by its kanji stem: 焼く, 焼き → 焼), its character
+ *   bigrams and its kanji unigrams — so 眠る matches 眠って and 機械学習 matches 機械.
  * Everything runs locally; nothing is downloaded.
  */
 import { stemmer } from "stemmer"
@@ -56,11 +56,15 @@ export interface Term {
   readonly surface?: string
 }
 
-const japaneseWord = (w: string, out: Array<Term>) => {
+const KANJI_STEM = /^([\p{Script=Han}々]+)[\p{Script=Hiragana}]+$/u
+
+const japaneseWord = (word: string, out: Array<Term>) => {
+  // An inflected verb or adjective (kanji stem + kana ending: 焼く, 焼き, 咲いた) counts by its stem.
+  const w = KANJI_STEM.exec(word)?.[1] ?? word
   const chars = [...w]
-  if (chars.length > 2) out.push({ term: w, weight: 1.5, kind: "jaWord" })
+  if (chars.length === 1 || chars.length > 2) out.push({ term: w, weight: chars.length === 1 ? 1.2 : 1.5, kind: "jaWord" })
   for (let i = 0; i < chars.length; i++) {
-    if (HAN.test(chars[i]!)) out.push({ term: chars[i]!, weight: 0.6, kind: "jaKanji" })
+    if (chars.length > 1 && HAN.test(chars[i]!)) out.push({ term: chars[i]!, weight: 0.6, kind: "jaKanji" })
     if (i + 1 < chars.length) out.push({ term: chars[i]! + chars[i + 1]!, weight: 1, kind: "jaBigram" })
   }
 }
@@ -101,7 +105,7 @@ export const terms = (text: string): Array<Term> => {
     if (CJK.test(w)) japaneseTerms(w, out)
     else if (!ENGLISH_STOP.has(w) && !(w.length === 1 && !/\d/.test(w))) {
       const stem = stemmer(w)
-      out.push({ term: stem, weight: Math.min(Math.max(stem.length, 2), 8) / 4, kind: "word", surface: w })
+      out.push({ term: stem, weight: 1 + Math.min(stem.length, 8) / 8, kind: "word", surface: w })
     }
   }
   return out
