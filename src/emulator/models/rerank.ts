@@ -46,10 +46,12 @@ const grams = (ts: ReadonlyArray<Term>): Set<string> => {
 }
 
 export const scorePair = (query: string, document: string, options: RerankOptions = {}): number => {
-  const { queryInstruction, taskType } = options
+  const { taskType } = options
+  // query_instruction counts only with CUSTOMIZE (the spec: it has no effect otherwise).
+  const queryInstruction = taskType === "CUSTOMIZE" ? options.queryInstruction : undefined
   const qTerms = terms(query)
   const q = termMap(qTerms, taskType)
-  if (taskType === "CUSTOMIZE" && queryInstruction !== undefined) {
+  if (queryInstruction !== undefined) {
     for (const [term, w] of termMap(terms(queryInstruction), taskType, 0.3)) if (!q.has(term)) q.set(term, w)
   }
   const dTerms = terms(document)
