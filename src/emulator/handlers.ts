@@ -111,7 +111,7 @@ export const handleRerank = (json: unknown): Reply => {
   if (r.model !== Models.rerank) return bad(`Bad Request: model ${r.model} is not a rerank model`)
   const q = countTokens(r.query)
   const tokens = r.documents.reduce((n, d) => n + q + countTokens(d), 0)
-  return list("rerank", r.model, [{ object: "reranked_document_list", index: 0, result: rerank(r.query, r.documents) }], {
+  return list("rerank", r.model, [{ object: "reranked_document_list", index: 0, result: rerank(r.query, r.documents, { taskType: r.task_type, queryInstruction: r.query_instruction }) }], {
     prompt_tokens: tokens,
     completion_tokens: 0,
     total_tokens: tokens,

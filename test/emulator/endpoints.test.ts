@@ -65,6 +65,9 @@ describe("rerank", () => {
     const a = await rerank({ query: "cat", documents: docs, query_instruction: "ignored" })
     const b = await rerank({ query: "cat", documents: docs })
     expect(a.json.data).toEqual(b.json.data)
+    const custom = (instruction: string) =>
+      rerank({ query: "cat", documents: docs, task_type: "CUSTOMIZE", query_instruction: instruction })
+    expect((await custom("find food")).json.data).not.toEqual((await custom("find weather")).json.data)
   })
 
   it("rejects a query-document pair over 8,000 tokens", async () => {
