@@ -1,8 +1,8 @@
 /**
  * Rate-discovery benchmark (not a test): a job with NO `limits.rpm` against the embedded emulator
  * limited to 600, 3,000 and 12,000 requests/min (token bucket, burst one second's worth, latency
- * 100 ± 50 ms), each for `--seconds` (default 180) of wall time. The emulator runs in this process
- * and logs every answer; the job runs as its own `svc-batch run` process, as a user would run it,
+ * 100 ± 50 ms, or --latency-ms N: N ± N/2), each for `--seconds` (default 180) of wall time. The
+ * emulator runs in this process and logs every answer; the job runs as its own `svc-batch run` process, as a user would run it,
  * and is stopped (SIGTERM, then killed) when the time is up.
  *   npm run bench:rate [-- --seconds 90] [-- --latency-ms 0] [-- 600 3000 12000]
  * Reported per limit: the accepted rate after the first minute as a share of the limit (the
