@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { embed } from "../../../src/emulator/models/embeddings.ts"
 import { scorePair } from "../../../src/emulator/models/rerank.ts"
+import { cosine } from "../../helpers.ts"
 
 export interface OrderingCase {
   readonly query: string
@@ -23,17 +24,6 @@ export const orderingCases: ReadonlyArray<OrderingCase> = readFileSync(
   .filter((line) => line.trim() !== "")
   .map((line) => JSON.parse(line) as OrderingCase)
 
-const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): number => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!
-    na += a[i]! * a[i]!
-    nb += b[i]! * b[i]!
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb)
-}
 
 export interface OrderingResult {
   readonly total: number

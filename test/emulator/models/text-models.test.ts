@@ -3,18 +3,8 @@ import { embed } from "../../../src/emulator/models/embeddings.ts"
 import { rerank, scorePair } from "../../../src/emulator/models/rerank.ts"
 import { terms } from "../../../src/emulator/models/text-features.ts"
 import { evaluateOrdering } from "./ordering-eval.ts"
+import { cosine } from "../../helpers.ts"
 
-const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!
-    na += a[i]! * a[i]!
-    nb += b[i]! * b[i]!
-  }
-  return dot / Math.sqrt(na * nb)
-}
 
 describe("text features", () => {
   it("stems English words: 'cats' matches 'cat', 'sleeps' matches 'sleeping'", () => {
