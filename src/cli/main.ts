@@ -14,6 +14,7 @@ import { runCommand } from "./run-command.ts"
 import { runsCommand } from "./runs-command.ts"
 import { searchCommand } from "./search-command.ts"
 import { statusCommand } from "./status-command.ts"
+import { logFormat } from "./log-format.ts"
 import { withPlainConsole } from "./plain-console.ts"
 import { installSignalHandlers } from "./shutdown.ts"
 
@@ -29,13 +30,7 @@ const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
  * each on stderr — time, level, message, and the annotations (event, job, phase, counters) — for
  * log collectors. Taken off the command line here, so every command accepts it.
  */
-const argv = [...process.argv]
-let logFormat = process.env.SVC_LOG_FORMAT ?? "text"
-const at = argv.indexOf("--log-format")
-if (at >= 0) {
-  logFormat = argv[at + 1] ?? ""
-  argv.splice(at, 2)
-}
+const { format: logFormatName, rest: argv } = logFormat
 
 /**
  * Log lines (progress off a terminal, warnings) on stderr as `[time] text`, the level named when
@@ -50,9 +45,9 @@ const jsonLogger = Logger.make((options) => {
   process.stderr.write(`${JSON.stringify(Logger.structuredLogger.log(options))}\n`)
 })
 
-const program = (logFormat === "text" || logFormat === "json"
-  ? cli(argv)
-  : Console.error(`svc-batch: --log-format: expected text or json, got ${JSON.stringify(logFormat)}`).pipe(Effect.andThen(Effect.sync(() => void (process.exitCode = 2))))
+const program = (logFormatName === "text" || logFormatName === "json"
+  ? cli([...argv])
+  : Console.error(`svc-batch: --log-format: expected text or json, got ${JSON.stringify(logFormatName)}`).pipe(Effect.andThen(Effect.sync(() => void (process.exitCode = 2))))
 ).pipe(
   // A failure prints one clear line (no stack) and sets the documented exit code. A bad command
   // line (unknown flag, missing file, bad value) was already printed by @effect/cli, in words:
@@ -63,7 +58,7 @@ const program = (logFormat === "text" || logFormat === "json"
     )
   ),
   withPlainConsole,
-  Effect.provide(Logger.replace(Logger.defaultLogger, logFormat === "json" ? jsonLogger : plainLogger)),
+  Effect.provide(Logger.replace(Logger.defaultLogger, logFormatName === "json" ? jsonLogger : plainLogger)),
   Effect.provide(NodeContext.layer)
 )
 

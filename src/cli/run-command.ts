@@ -27,9 +27,8 @@ import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { gracefulStop } from "./shutdown.ts"
+import { logFormat } from "./log-format.ts"
 
-/** Whether log lines are JSON (`--log-format json` / SVC_LOG_FORMAT): then the run's end is logged too. */
-const logFormatIsJson = () => process.argv.includes("--log-format") ? process.argv[process.argv.indexOf("--log-format") + 1] === "json" : process.env.SVC_LOG_FORMAT === "json"
 import { storeVectorColumn } from "../store/vector-store.ts"
 import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
 
@@ -192,7 +191,7 @@ export const executeRun = (o: RunInput) =>
       // The run's end as a log event too (for `--log-format json` collectors).
       yield* Effect.logInfo(`run ${summary.runId} ${summary.status}`).pipe(
         Effect.annotateLogs({ event: "run-end", job: job.name, run: summary.runId, status: summary.status, counters: stats.snapshot() }),
-        Effect.when(() => logFormatIsJson())
+        Effect.when(() => logFormat.format === "json")
       )
       const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
       yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
