@@ -2,7 +2,8 @@
  * Signals. The first SIGINT/SIGTERM asks the running command to stop gracefully when it can
  * (`run` registers a hook: stop reading, finish what is in flight, flush, exit 130); a command
  * without a hook is interrupted (e.g. the emulator closes and exits 0). A second signal exits at
- * once with 130; SQLite's transactions keep the ledger consistent.
+ * once with 130; SQLite's transactions keep the ledger consistent. Under npm, the death of npm (which
+ * does not forward SIGTERM) counts as a SIGTERM.
  */
 import { Deferred, Effect, Exit } from "effect"
 import { notice } from "../engine/progress.ts"
@@ -33,4 +34,16 @@ export const installSignalHandlers = (interrupt: () => void) => {
   }
   process.on("SIGINT", onSignal)
   process.on("SIGTERM", onSignal)
+  // Under `npm run` / `npm start`, a SIGTERM sent to npm (timeout, systemd, docker stop) kills npm
+  // without passing it on, and the tool would go on spending in the background. When the process
+  // that started us is gone (we were re-parented), that is a stop, as SIGTERM. A timer, unref'd:
+  // it never keeps the process alive.
+  if (process.env.npm_lifecycle_event !== undefined) {
+    const parent = process.ppid
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return
+      clearInterval(watch)
+      onSignal("SIGTERM")
+    }, 500).unref()
+  }
 }

@@ -1,0 +1,47 @@
+/**
+ * SIGTERM to npm (what timeout, systemd and docker stop send to `npm run svc-batch -- run …`):
+ * npm dies without passing it on; the tool sees it was orphaned and stops as on SIGTERM, leaving
+ * the run interrupted and resumable instead of going on spending in the background.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { spawn } from "node:child_process"
+import { existsSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { doneInLedger } from "./ledger-probe.ts"
+
+const root = new URL("../..", import.meta.url).pathname
+
+const runStatus = (ledger: string): string | undefined => {
+  if (!existsSync(ledger)) return undefined
+  const db = new Database(ledger, { readonly: true })
+  try {
+    return (db.prepare("SELECT status FROM runs ORDER BY id DESC LIMIT 1").get() as { status: string } | undefined)?.status
+  } finally {
+    db.close()
+  }
+}
+
+describe("signals through npm", () => {
+  it("SIGTERM to the npm process stops the run: interrupted, resumable, nothing sent afterwards", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 1500)
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, `name: npmjob\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\n`)
+    const env = { ...process.env }
+    delete env.SVC_BASE_URL
+    delete env.SVC_API_KEY
+    const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: "ignore" })
+    const ledger = join(dir, ".svc-batch", "npmjob.ledger.sqlite")
+    while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 100))
+    process.kill(npm.pid!, "SIGTERM")
+    const t0 = Date.now()
+    while (runStatus(ledger) === "running" && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 200))
+    expect(runStatus(ledger)).toBe("interrupted")
+    const done = doneInLedger(ledger)
+    expect(done).toBeLessThan(1500)
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(doneInLedger(ledger)).toBe(done) // nothing more after the stop
+  }, 60_000)
+})
