@@ -28,6 +28,7 @@ import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { gracefulStop } from "./shutdown.ts"
 import { logFormat } from "./log-format.ts"
+import { lockJob } from "./job-lock.ts"
 
 import { storeVectorColumn } from "../store/vector-store.ts"
 import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
@@ -175,6 +176,9 @@ export const executeRun = (o: RunInput) =>
           stats
         ).pipe(Effect.scoped)
       })
+
+      // One invocation of the job at a time (held until this command ends: run, output, report, retention).
+      yield* lockJob(job.name, state)
 
       // The progress display lives from the first read of the input (fingerprint, count: the
       // reading phase) to the end of the run, so it is gone before the summary.
