@@ -15,6 +15,10 @@ export const ExitCode = {
   checkFailed: 5,
   /** `run --max-requests N`: the budget was spent; the run stopped cleanly and is resumable. */
   budgetSpent: 6,
+  /** Another `run`/`retry` of the same job holds its lock. */
+  busy: 7,
+  /** The input changed during the run: no output written; the next run reuses the answers. */
+  inputChanged: 8,
   interrupted: 130
 } as const
 
@@ -37,6 +41,10 @@ export const exitCodeFor = (error: unknown): number => {
     case "InvalidRequestError":
     case "ValidationError":
       return ExitCode.invalid
+    case "JobBusy":
+      return ExitCode.busy
+    case "InputChanged":
+      return ExitCode.inputChanged
     case "UnauthorizedError":
       return ExitCode.aborted
     default:

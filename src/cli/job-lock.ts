@@ -1,13 +1,28 @@
 /**
- * One invocation of a job at a time: a lock file beside the ledger (`<ledger>.lock`, holding the
- * pid), created exclusively. A second `svc-batch run` (or `retry`) of the same job while the first
- * goes on would ask the same records again and pay twice; it stops at once with exit 2 instead. A
- * lock left by a process that is gone (SIGKILL, a crash) is taken over.
+ * One invocation of a job at a time: a lock file beside the ledger (`<ledger>.lock`), created
+ * exclusively, naming its owner (pid, host, start). A second `svc-batch run` (or `retry`) of the
+ * same job while the first goes on would ask the same records again and pay twice; it stops at
+ * once (exit 7), or with `--wait` waits for the lock. The owner touches the file every few seconds
+ * (a heartbeat). A lock is taken over when its owner is gone: on this host, its process no longer
+ * exists; from another host (a ledger on a shared disk), its heartbeat is older than a minute.
  */
-import { Effect } from "effect"
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from "node:fs"
+import { Data, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from "node:fs"
+import { hostname } from "node:os"
 import { dirname } from "node:path"
-import { ConfigError } from "./endpoint.ts"
+
+export class JobBusy extends Data.TaggedError("JobBusy")<{ readonly job: string; readonly owner: string; readonly lock: string }> {
+  override get message() {
+    return `job ${this.job} is already running (${this.owner}); wait for it (or run with --wait), or watch it with svc-batch status (lock ${this.lock})`
+  }
+}
+
+const LockOwner = Schema.parseJson(Schema.Struct({ pid: Schema.Int, host: Schema.String, started: Schema.String }))
+type LockOwner = typeof LockOwner.Type
+
+/** How often the owner touches the lock, and how old a touch may be before another host takes it over. */
+export const HEARTBEAT = Duration.seconds(10)
+const STALE_MS = 60_000
 
 const alive = (pid: number): boolean => {
   try {
@@ -18,10 +33,10 @@ const alive = (pid: number): boolean => {
   }
 }
 
-const tryCreate = (path: string): boolean => {
+const tryCreate = (path: string, owner: LockOwner): boolean => {
   try {
     const fd = openSync(path, "wx")
-    writeSync(fd, String(process.pid))
+    writeSync(fd, JSON.stringify(owner))
     closeSync(fd)
     return true
   } catch (e) {
@@ -30,23 +45,67 @@ const tryCreate = (path: string): boolean => {
   }
 }
 
-/** Holds the job's lock for the scope; fails naming the other process when it is taken. */
-export const lockJob = (job: string, ledger: string) =>
-  Effect.acquireRelease(
-    Effect.suspend(() => {
-      const path = `${ledger}.lock`
-      mkdirSync(dirname(path), { recursive: true })
-      for (let attempt = 0; attempt < 2; attempt++) {
-        if (tryCreate(path)) return Effect.succeed(path)
-        const holder = Number(readFileSync(path, "utf8").trim())
-        if (Number.isInteger(holder) && holder > 0 && alive(holder) && holder !== process.pid) {
-          return Effect.fail(
-            new ConfigError({ detail: `job ${job} is already running (process ${holder}); wait for it, or watch it with svc-batch status (lock ${path})` })
-          )
+/** The lock's owner while it holds it; none when the lock is free, unreadable or left by an owner that is gone. */
+const holder = (path: string): Option.Option<LockOwner> => {
+  let text: string
+  let touched: number
+  try {
+    text = readFileSync(path, "utf8")
+    touched = statSync(path).mtimeMs
+  } catch {
+    return Option.none()
+  }
+  // A bare pid: a lock written by an earlier version, on this host.
+  const legacy = /^\d+$/.test(text.trim()) ? { pid: Number(text.trim()), host: hostname(), started: "" } : undefined
+  const owner = legacy ?? Option.getOrUndefined(Schema.decodeUnknownOption(LockOwner)(text))
+  if (owner === undefined) return Option.none()
+  const held = owner.host === hostname() ? owner.pid !== process.pid && alive(owner.pid) : Date.now() - touched < STALE_MS
+  return held ? Option.some(owner) : Option.none()
+}
+
+const describe = (o: LockOwner) => `process ${o.pid}${o.host === hostname() ? "" : ` on ${o.host}`}${o.started ? `, started ${o.started}` : ""}`
+
+/** Takes the lock, or fails with JobBusy naming its owner. */
+const acquire = (job: string, path: string) =>
+  Effect.suspend(() => {
+    mkdirSync(dirname(path), { recursive: true })
+    const me: LockOwner = { pid: process.pid, host: hostname(), started: new Date().toISOString() }
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (tryCreate(path, me)) return Effect.succeed(path)
+      const owner = holder(path)
+      if (Option.isSome(owner)) return Effect.fail(new JobBusy({ job, owner: describe(owner.value), lock: path }))
+      rmSync(path, { force: true }) // left by an owner that is gone
+    }
+    return Effect.fail(new JobBusy({ job, owner: "another process, taking it at the same moment", lock: path }))
+  })
+
+/**
+ * Holds the job's lock for the scope (with its heartbeat). `wait`: when it is taken, says so once
+ * and tries again every second until it is free, instead of failing.
+ */
+export const lockJob = (job: string, ledger: string, options: { readonly wait?: boolean } = {}) => {
+  const path = `${ledger}.lock`
+  // Each attempt is acquired with its release; the waits between attempts stay interruptible.
+  const once = Effect.acquireRelease(acquire(job, path), (p) => Effect.sync(() => rmSync(p, { force: true })))
+  const take = options.wait
+    ? Effect.catchTag(once, "JobBusy", (busy) =>
+        Effect.logInfo(`job ${job} is already running (${busy.owner}); waiting for it to finish (--wait)`).pipe(
+          Effect.zipRight(Effect.retry(once, Schedule.spaced(Duration.seconds(1))))
+        )
+      )
+    : once
+  return Effect.gen(function* () {
+    const lock = yield* take
+    yield* Effect.forkScoped(
+      Effect.sync(() => {
+        const now = new Date()
+        try {
+          utimesSync(lock, now, now)
+        } catch {
+          // A lock removed under us: the next invocation may start; nothing to repair here.
         }
-        rmSync(path, { force: true }) // left by a process that is gone
-      }
-      return Effect.fail(new ConfigError({ detail: `cannot take the lock ${path}` }))
-    }),
-    (path) => Effect.sync(() => rmSync(path, { force: true }))
-  )
+      }).pipe(Effect.repeat(Schedule.spaced(HEARTBEAT)), Effect.delay(HEARTBEAT))
+    )
+    return lock
+  })
+}

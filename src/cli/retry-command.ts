@@ -15,7 +15,8 @@ export const retryCommand = Command.make(
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
-    maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional)
+    maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional),
+    wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it instead of exiting 7"))
   },
   (o) =>
     Effect.gen(function* () {
@@ -40,6 +41,7 @@ export const retryCommand = Command.make(
         graceMs: none,
         maxRequests: o.maxRequests,
         dryRun: false,
+        wait: o.wait,
         reopen: run.id
       })
     })

@@ -63,7 +63,8 @@ const options = {
     Options.withDescription("a budget: after N requests the run stops as on Ctrl-C (resumable, exit 6)"),
     Options.optional
   ),
-  dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing"))
+  dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing")),
+  wait: Options.boolean("wait").pipe(Options.withDescription("when another run of this job is going on, wait for it to finish instead of exiting 7"))
 }
 
 const fail = (detail: string) => Effect.fail(new ConfigError({ detail }))
@@ -178,7 +179,13 @@ export const executeRun = (o: RunInput) =>
       })
 
       // One invocation of the job at a time (held until this command ends: run, output, report, retention).
-      yield* lockJob(job.name, state)
+      // A stop while waiting for the lock (--wait) ends the command: nothing was started.
+      const locked = yield* Effect.raceFirst(Effect.as(lockJob(job.name, state, { wait: o.wait }), true), Effect.as(stop, false))
+      if (!locked) {
+        yield* Console.log(`stopped while waiting for the running invocation of job ${job.name}; nothing was sent`)
+        process.exitCode = ExitCode.interrupted
+        return
+      }
 
       // The progress display lives from the first read of the input (fingerprint, count: the
       // reading phase) to the end of the run, so it is gone before the summary.

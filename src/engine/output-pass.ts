@@ -4,7 +4,7 @@
  * exactly one of the two. Both are written atomically: nothing appears unless all of it does.
  */
 import { Data, Effect, Option, type Scope, Stream } from "effect"
-import { Ledger, type LedgerService } from "../ledger/ledger.ts"
+import { Ledger, type LedgerService, type StoredRecord } from "../ledger/ledger.ts"
 import { outcomeReader } from "./outcome-reader.ts"
 import { isAnswerRef, type FailureInfo, type RecordOutput } from "../ledger/stored.ts"
 import type { RowSink, SinkError } from "../io/sink.ts"
@@ -17,6 +17,7 @@ import type { Row } from "./stage.ts"
 import { createHash } from "node:crypto"
 import { openStoreWriter } from "../store/sqlite-vec.ts"
 import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn } from "../store/vector-store.ts"
+import { InputChanged, type InputGuard } from "./input-guard.ts"
 
 export class OutputError extends Data.TaggedError("OutputError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -45,12 +46,12 @@ const resolveRefs = (ledger: LedgerService, vectors: ReadonlyArray<Column>, row:
   })
 
 /** The store's writer for this pass, closed with the pass's scope. */
-const openStore = (settings: StoreSettings, columns: ReadonlyArray<Column>) =>
+const openStore = (settings: StoreSettings, columns: ReadonlyArray<Column>, guard: InputGuard | undefined) =>
   Effect.gen(function* () {
     const target = storeVectorColumn(settings, columns)
     if (typeof target === "string") return yield* new OutputError({ path: settings.path, detail: target })
     const writer = yield* Effect.acquireRelease(
-      Effect.try({ try: () => openStoreWriter(settings, target.dim), catch: (e) => new OutputError({ path: settings.path, detail: (e as Error).message }) }),
+      Effect.try({ try: () => openStoreWriter(settings, target.dim, { beforeCommit: guard?.quickCheck }), catch: (e) => new OutputError({ path: settings.path, detail: (e as Error).message }) }),
       (w) => Effect.sync(() => w.close())
     )
     return { writer, vector: target.column, settings }
@@ -106,7 +107,12 @@ export const checkOutput = (settings: Pick<RunSettings, "source" | "output" | "p
     for (const note of notes) yield* Effect.logWarning(`${settings.output.path}: ${note}`)
   })
 
-export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effect<{ readonly store?: StoreChanges }, OutputError | SinkError | SourceError, Ledger> =>
+/** `guard`, when given, is checked before anything is committed: an input changed meanwhile fails the pass. */
+export const writeOutputs = (
+  settings: RunSettings,
+  runId: number,
+  guard?: InputGuard
+): Effect.Effect<{ readonly store?: StoreChanges }, OutputError | SinkError | SourceError | InputChanged, Ledger> =>
   Effect.scoped(
     Effect.gen(function* () {
       const ledger = yield* Ledger
@@ -118,9 +124,9 @@ export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effec
       const declared = yield* Effect.promise(() => settings.source.columns())
       const inputTypes = yield* Effect.promise(async () => settings.source.inputTypes?.())
       const rejects = yield* jsonlFile(settings.rejectsPath)
-      const store = settings.store === undefined ? undefined : yield* openStore(settings.store, outputColumns)
+      const store = settings.store === undefined ? undefined : yield* openStore(settings.store, outputColumns, guard)
       const toStore = (write: () => void) =>
-        Effect.try({ try: write, catch: (e) => new OutputError({ path: store!.settings.path, detail: (e as Error).message }) })
+        Effect.try({ try: write, catch: (e) => (e instanceof InputChanged ? e : new OutputError({ path: store!.settings.path, detail: (e as Error).message })) })
       const outcomeOf = outcomeReader(ledger, runId)
       let sink: RowSink | undefined
       // The sink opens at the first record: JSONL input declares no columns, its first record does.
@@ -146,6 +152,12 @@ export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effec
         )
       }
 
+      const rejectOf = (item: SourceRecord, stored: Option.Option<StoredRecord>) => {
+        const info = Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
+        const key = Option.isSome(stored) ? stored.value.key : undefined
+        return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
+      }
+
       // Pipes, not generators: this runs once per input row.
       yield* settings.source.items().pipe(
         Stream.runForEach((item) => {
@@ -155,13 +167,16 @@ export const writeOutputs = (settings: RunSettings, runId: number): Effect.Effec
           return Effect.flatMap(outcomeOf(item.ordinal), (stored) => {
             if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.key, stored.value.outcome.output)
             // A record that failed this run is still in the source: its vectors stay.
-            if (store !== undefined && Option.isSome(stored)) store.writer.keep(stored.value.key)
-            const info = Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
-            const key = Option.isSome(stored) ? stored.value.key : undefined
-            return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
+            if (store !== undefined && Option.isSome(stored)) {
+              const key = stored.value.key
+              return Effect.zipRight(toStore(() => store.writer.keep(key)), rejectOf(item, Option.some(stored.value)))
+            }
+            return rejectOf(item, stored)
           })
         })
       )
+      // Nothing is committed unless the input is still, byte for byte, the file the run processed.
+      if (guard !== undefined) yield* guard.verify
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit

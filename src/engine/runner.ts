@@ -26,6 +26,7 @@ import type { Pipeline } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
 import { makeRequestBudget } from "./request-budget.ts"
+import { makeInputGuard } from "./input-guard.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -201,6 +202,12 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     }
     stats.settleTotal()
     yield* ledger.flush
+    // The output pass joins the input by row number: only right if it is still the file processed.
+    // A changed input leaves the run interrupted (its answers stay; a new run over the new file reuses them).
+    const guard = makeInputGuard(settings.source.path, settings.fingerprint)
+    const changed = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.tapError(effect, (e) => (e._tag === "InputChanged" ? close("interrupted") : Effect.void))
+    yield* changed(guard.verify)
     // A run whose every record failed does not replace the previous output: it writes beside it.
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
@@ -216,7 +223,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(kinds.types()),
       items: () => settings.source.items().pipe(Stream.tap(() => Effect.sync(() => stats.rowWritten())))
     }
-    const written = yield* writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId)
+    const written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId, guard))
     const counts = yield* close("finished")
     return summary({
       runId,

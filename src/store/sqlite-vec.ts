@@ -37,7 +37,16 @@ export const openStoreDatabase = (settings: StoreSettings, options: { readonly c
 
 const rowKey = (recordKey: string, index: number, count: number) => (count === 1 && index === 0 ? recordKey : `${recordKey}#${index}`)
 
-export const openStoreWriter = (settings: StoreSettings, dim: number): StoreWriter => {
+/** Raised by a `beforeCommit` hook: the batch is rolled back and the hook's error passed on as is. */
+class CommitRefused {
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * `beforeCommit` runs before each batch is committed; when it throws, the batch is rolled back and
+ * its error passed on (the output pass checks there that the input is still the file it reads).
+ */
+export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { readonly beforeCommit?: () => void } = {}): StoreWriter => {
   const db = openStoreDatabase(settings, { create: true })
   const t = quote(settings.table)
   const records = quote(`${settings.table}_records`)
@@ -74,6 +83,13 @@ export const openStoreWriter = (settings: StoreSettings, dim: number): StoreWrit
   const begin = () => {
     if (inBatch === 0) db.exec("BEGIN")
     if (++inBatch >= BATCH) {
+      try {
+        hooks.beforeCommit?.()
+      } catch (e) {
+        db.exec("ROLLBACK")
+        inBatch = 0
+        throw new CommitRefused(e)
+      }
       db.exec("COMMIT")
       inBatch = 0
     }
@@ -82,6 +98,7 @@ export const openStoreWriter = (settings: StoreSettings, dim: number): StoreWrit
     for (let i = 0; i < count; i++) q.deleteRow.run(rowKey(recordKey, i, count))
   }
   const fail = (what: string, e: unknown): never => {
+    if (e instanceof CommitRefused) throw e.cause
     throw new StoreError({ path: settings.path, detail: `${what}: ${(e as Error).message}` })
   }
 
@@ -107,8 +124,12 @@ export const openStoreWriter = (settings: StoreSettings, dim: number): StoreWrit
       }
     },
     keep: (recordKey) => {
-      begin()
-      q.touch.run(pass, recordKey)
+      try {
+        begin()
+        q.touch.run(pass, recordKey)
+      } catch (e) {
+        fail(`record ${recordKey}`, e)
+      }
     },
     commit: () => {
       try {

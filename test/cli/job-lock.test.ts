@@ -1,7 +1,10 @@
-/** Two invocations of one job at once: the second stops at once (exit 2) instead of paying again. */
+/** Two invocations of one job at once: the second stops at once (exit 7) instead of paying again. */
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, writeFileSync } from "node:fs"
+import { Effect, Exit } from "effect"
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import { hostname } from "node:os"
 import { join } from "node:path"
+import { lockJob } from "../../src/cli/job-lock.ts"
 import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { doneInLedger } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
@@ -19,8 +22,9 @@ describe("one invocation of a job at a time", () => {
     while (doneInLedger(ledger) < 20) await new Promise((r) => setTimeout(r, 50))
 
     const second = spawnCli(["run", job], env)
-    expect(await second.exited).toBe(2)
-    expect(second.err()).toContain(`job locked is already running (process ${first.child.pid})`)
+    expect(await second.exited).toBe(7)
+    expect(second.err()).toContain(`job locked is already running (process ${first.child.pid}, started `)
+    expect(JSON.parse(readFileSync(`${ledger}.lock`, "utf8"))).toMatchObject({ pid: first.child.pid, host: hostname() })
 
     first.child.kill("SIGKILL")
     expect(await first.exited).toBe(-1)
@@ -30,4 +34,76 @@ describe("one invocation of a job at a time", () => {
     expect(third.out()).toContain("(resumed) finished: 600 done")
     expect(existsSync(`${ledger}.lock`)).toBe(false)
   }, 60_000)
+
+  it("--wait waits for the running invocation to end, then resumes where it stopped", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 400)
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, `name: waiter\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`)
+    const ledger = join(dir, ".svc-batch", "waiter.ledger.sqlite")
+    const first = spawnCli(["run", job], env)
+    while (doneInLedger(ledger) < 20) await new Promise((r) => setTimeout(r, 50))
+    const second = spawnCli(["run", job, "--wait"], env)
+    const t0 = Date.now()
+    while (!second.err().includes("waiting for it to finish (--wait)") && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50))
+    expect(second.err()).toContain(`job waiter is already running (process ${first.child.pid}`)
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(second.child.exitCode).toBe(null) // still waiting
+    first.child.kill("SIGINT")
+    expect(await first.exited).toBe(130)
+    expect(await second.exited).toBe(0)
+    expect(second.out()).toContain("(resumed) finished: 400 done")
+  }, 60_000)
+
+  it("a signal while waiting for the lock ends the wait: exit 130, nothing started", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 3000)
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, `name: waiter2\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`)
+    const ledger = join(dir, ".svc-batch", "waiter2.ledger.sqlite")
+    const first = spawnCli(["run", job], env)
+    while (doneInLedger(ledger) < 2) await new Promise((r) => setTimeout(r, 50))
+    const second = spawnCli(["run", job, "--wait"], env)
+    const t0 = Date.now()
+    while (!second.err().includes("(--wait)") && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50))
+    second.child.kill("SIGTERM")
+    expect(await second.exited).toBe(130)
+    expect(second.out()).toContain("stopped while waiting for the running invocation of job waiter2; nothing was sent")
+    expect(first.child.exitCode).toBe(null) // the first goes on, its lock intact
+    expect(existsSync(`${ledger}.lock`)).toBe(true)
+    first.child.kill("SIGKILL")
+    await first.exited
+  }, 60_000)
+
+  const lockFile = (owner: object, ageMs: number) => {
+    const ledger = join(tempDir(), "j.ledger.sqlite")
+    writeFileSync(`${ledger}.lock`, JSON.stringify(owner))
+    const t = new Date(Date.now() - ageMs)
+    utimesSync(`${ledger}.lock`, t, t)
+    return ledger
+  }
+
+  it.scoped("a lock from another host with a recent heartbeat is held", () =>
+    Effect.gen(function* () {
+      const ledger = lockFile({ pid: 1, host: "elsewhere", started: "2026-01-01T00:00:00Z" }, 5_000)
+      const exit = yield* Effect.exit(lockJob("j", ledger))
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("process 1 on elsewhere")
+    })
+  )
+
+  it.scoped("a lock from another host whose heartbeat stopped over a minute ago is taken over", () =>
+    Effect.gen(function* () {
+      const ledger = lockFile({ pid: 1, host: "elsewhere", started: "2026-01-01T00:00:00Z" }, 90_000)
+      yield* lockJob("j", ledger)
+      expect(JSON.parse(readFileSync(`${ledger}.lock`, "utf8"))).toMatchObject({ pid: process.pid, host: hostname() })
+    })
+  )
+
+  it.scoped("a lock from this host whose process is gone is taken over, however recent its heartbeat", () =>
+    Effect.gen(function* () {
+      const ledger = lockFile({ pid: 2 ** 22 + 12345, host: hostname(), started: "2026-01-01T00:00:00Z" }, 0)
+      yield* lockJob("j", ledger)
+      expect(JSON.parse(readFileSync(`${ledger}.lock`, "utf8")).pid).toBe(process.pid)
+    })
+  )
 })

@@ -1,0 +1,123 @@
+/**
+ * An input changed between processing and output (or during the output pass) must not produce an
+ * output whose verdicts sit beside the wrong rows: the run fails with InputChanged, writes nothing,
+ * stays interrupted, and a new run over the new file reuses every answer.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect, Exit, Schema, Stream } from "effect"
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Emulator } from "../../src/emulator/emulator.ts"
+import { makeInputGuard } from "../../src/engine/input-guard.ts"
+import { fingerprintFile } from "../../src/io/fingerprint.ts"
+import { openSource } from "../../src/io/open-source.ts"
+import type { Source } from "../../src/io/source.ts"
+import { embed } from "../../src/stages/embed.ts"
+import { openStoreDatabase } from "../../src/store/sqlite-vec.ts"
+import { StoreSettings } from "../../src/store/vector-store.ts"
+import { KEY, requestLog } from "../helpers.ts"
+import { pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
+
+/** The source, with `edit` run once when the output pass (its second read) has taken `after` records. */
+const editedDuringOutput = (path: string, after: number, edit: () => void): Source => {
+  const source = openSource(path, "jsonl")
+  let reads = 0
+  return {
+    ...source,
+    items: () => {
+      reads++
+      if (reads < 2) return source.items()
+      let seen = 0
+      return source.items().pipe(Stream.tap(() => Effect.sync(() => ++seen === after && edit())))
+    }
+  }
+}
+
+const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter((l) => l !== "")
+
+describe("input guard", () => {
+  it.scopedLive("a file replaced after processing: no output, the run interrupted, a rerun asks only the new record", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 50)
+      // Replaced (atomic rename) with one record inserted at the top, once processing is over.
+      const replace = () => {
+        writeFileSync(`${input}.new`, `${JSON.stringify({ id: "new", text: "A brand new note about sourdough." })}\n${readFileSync(input, "utf8")}`)
+        renameSync(`${input}.new`, input)
+      }
+      const source = openSource(input, "jsonl")
+      const replacing: Source = { ...source, items: () => Stream.ensuring(source.items(), Effect.sync(replace)) }
+      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: replacing } }))
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("InputChanged")
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("its content is not what this run read")
+      expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
+      expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
+      expect(log.entries.length).toBe(50)
+      const db = new Database(join(dir, "ledger.sqlite"), { readonly: true })
+      expect(db.prepare("SELECT status FROM runs WHERE id = 1").get()).toEqual({ status: "interrupted" })
+      db.close()
+
+      const again = yield* runOnce({ dir, input, emulator })
+      expect(again.summary).toMatchObject({ status: "finished", resumed: false, done: 51, failed: 0 })
+      expect(log.entries.length).toBe(51) // only the new record was asked
+      const out = readJsonl(again.output)
+      expect(out[0]).toMatchObject({ id: "new", moderation_verdict: "safe" })
+      // Every verdict sits beside its own text: r0, r5, … are the harmful ones.
+      for (const row of out.slice(1)) expect(row.moderation_verdict).toBe(Number(String(row.id).slice(1)) % 5 === 0 ? "harmful" : "safe")
+    })
+  })
+
+  it.scopedLive("a file edited in place during the output pass: nothing committed, exit cause names the file", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 40)
+      const original = lines(input)
+      const edit = () => writeFileSync(input, [original[0], JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }), ...original.slice(2)].join("\n") + "\n")
+      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: editedDuringOutput(input, 1, edit) } }))
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
+      expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
+    })
+  )
+
+  it.scopedLive("a vector store is not fed rows read from a changed input: the batch in progress is rolled back", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 1200)
+      const store = Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "vectors.sqlite"), text: "text" })
+      const original = lines(input)
+      // In place, after the first store batch (500 records) and before the second is committed.
+      const edit = () => writeFileSync(input, [...original.slice(0, 600), JSON.stringify({ id: "r600", text: "Changed." }), ...original.slice(601)].join("\n") + "\n")
+      const exit = yield* Effect.exit(
+        runOnce({ dir, input, emulator, pipeline: pipelineOf(embed({ field: "text" })), overrides: { store, source: editedDuringOutput(input, 700, edit) } })
+      )
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("it was replaced or modified while the output was written")
+      const db = openStoreDatabase(store, { create: false })
+      try {
+        const n = (db.prepare("SELECT count(*) AS n FROM docs_records").get() as { n: number }).n
+        expect(n).toBe(500) // the first batch, read before the edit; the second never committed
+      } finally {
+        db.close()
+      }
+    })
+  )
+
+  it.effect("verify passes for the file as fingerprinted and fails once a byte changes", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const input = writeCorpus(dir, 3)
+      const { fingerprint } = yield* Effect.promise(() => fingerprintFile(input))
+      const guard = makeInputGuard(input, fingerprint)
+      yield* guard.verify
+      guard.quickCheck()
+      writeFileSync(input, readFileSync(input, "utf8").replace("Record 1", "Record 7"))
+      expect(() => guard.quickCheck()).toThrow("replaced or modified")
+      const exit = yield* Effect.exit(guard.verify)
+      expect(Exit.isFailure(exit)).toBe(true)
+    })
+  )
+})
