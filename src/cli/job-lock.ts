@@ -10,6 +10,7 @@ import { Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { dirname } from "node:path"
+import { processAlive } from "../io/process-alive.ts"
 
 export class JobBusy extends Data.TaggedError("JobBusy")<{ readonly job: string; readonly owner: string; readonly lock: string }> {
   override get message() {
@@ -23,15 +24,6 @@ type LockOwner = typeof LockOwner.Type
 /** How often the owner touches the lock, and how old a touch may be before another host takes it over. */
 export const HEARTBEAT = Duration.seconds(10)
 const STALE_MS = 60_000
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 const tryCreate = (path: string, owner: LockOwner): boolean => {
   try {
@@ -59,7 +51,7 @@ const holder = (path: string): Option.Option<LockOwner> => {
   const legacy = /^\d+$/.test(text.trim()) ? { pid: Number(text.trim()), host: hostname(), started: "" } : undefined
   const owner = legacy ?? Option.getOrUndefined(Schema.decodeUnknownOption(LockOwner)(text))
   if (owner === undefined) return Option.none()
-  const held = owner.host === hostname() ? owner.pid !== process.pid && alive(owner.pid) : Date.now() - touched < STALE_MS
+  const held = owner.host === hostname() ? owner.pid !== process.pid && processAlive(owner.pid) : Date.now() - touched < STALE_MS
   return held ? Option.some(owner) : Option.none()
 }
 

@@ -27,6 +27,7 @@ import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
 import { makeRequestBudget } from "./request-budget.ts"
 import { makeInputGuard } from "./input-guard.ts"
+import { removeStaleTemps } from "../io/atomic-file.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -103,6 +104,10 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const ledger = yield* Ledger
     // An output that cannot be written fails now, before any request is paid for.
     yield* checkOutput(settings)
+    // Partial outputs left by a killed earlier invocation (`<output>.tmp-<pid>`): removed now, not at the end.
+    for (const path of [settings.output.path, settings.rejectsPath]) {
+      for (const t of removeStaleTemps(path)) yield* Effect.logInfo(`removed ${t.path} (${t.bytes} bytes), a partial output left by a process that is gone`)
+    }
     const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen)
     const { runId, resumed } = run
     if (resumed) {

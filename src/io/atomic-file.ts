@@ -4,11 +4,41 @@
  * first. Writes respect the stream's backpressure.
  */
 import { Effect, type Scope } from "effect"
-import { createWriteStream, mkdirSync, renameSync, rmSync } from "node:fs"
-import { dirname } from "node:path"
+import { createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
+import { processAlive } from "./process-alive.ts"
 import { SinkError } from "./sink.ts"
 
 export const tempPath = (path: string) => `${path}.tmp-${process.pid}`
+
+/**
+ * Temporary files of `path` left by processes that are gone (a SIGKILL during the output pass):
+ * removed, so partial outputs do not pile up beside the real one. One of a live process is its own.
+ */
+export const removeStaleTemps = (path: string): ReadonlyArray<{ readonly path: string; readonly bytes: number }> => {
+  const prefix = `${basename(path)}.tmp-`
+  let names: ReadonlyArray<string>
+  try {
+    names = readdirSync(dirname(path))
+  } catch {
+    return []
+  }
+  const removed: Array<{ path: string; bytes: number }> = []
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue
+    const pid = Number(name.slice(prefix.length))
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue
+    const stale = join(dirname(path), name)
+    try {
+      const bytes = statSync(stale).size
+      rmSync(stale, { force: true })
+      removed.push({ path: stale, bytes })
+    } catch {
+      // Gone meanwhile, or not ours to remove: left as it is.
+    }
+  }
+  return removed
+}
 
 export interface AtomicTextFile {
   readonly write: (text: string) => Effect.Effect<void, SinkError>
@@ -17,7 +47,11 @@ export interface AtomicTextFile {
 
 /** Creates the folder and the temporary file; removes the temporary file unless committed. */
 export const atomicPath = (path: string): Effect.Effect<{ readonly tmp: string; readonly committed: () => void }, SinkError, Scope.Scope> =>
-  Effect.acquireRelease(
+  Effect.zipRight(
+    Effect.suspend(() =>
+      Effect.forEach(removeStaleTemps(path), (t) => Effect.logInfo(`removed ${t.path} (${t.bytes} bytes), a partial output left by a process that is gone`), { discard: true })
+    ),
+    Effect.acquireRelease(
     Effect.try({
       try: () => {
         mkdirSync(dirname(path), { recursive: true })
@@ -27,6 +61,7 @@ export const atomicPath = (path: string): Effect.Effect<{ readonly tmp: string; 
       catch: (e) => new SinkError({ path, detail: (e as Error).message })
     }),
     (f) => Effect.sync(() => (f.isDone() ? undefined : rmSync(f.tmp, { force: true })))
+    )
   )
 
 export const atomicTextFile = (path: string): Effect.Effect<AtomicTextFile, SinkError, Scope.Scope> =>
