@@ -44,4 +44,31 @@ describe("signals through npm", () => {
     await new Promise((r) => setTimeout(r, 1500))
     expect(doneInLedger(ledger)).toBe(done) // nothing more after the stop
   }, 60_000)
+
+  it("Ctrl-C under npm (SIGINT to the whole process group): exit 130, the summary and the resume hint", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 1500)
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, `name: npmint\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\n`)
+    const env = { ...process.env }
+    delete env.SVC_BASE_URL
+    delete env.SVC_API_KEY
+    // detached: npm leads a new process group, as a shell's foreground job does; Ctrl-C signals all of it.
+    const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    npm.stdout.on("data", (d) => (out += d))
+    npm.stderr.on("data", (d) => (err += d))
+    // npm waits for the tool, then ends itself with the same signal: a shell reports 128 + 2 = 130.
+    const exited = new Promise<number | null>((resolve) => npm.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null))))
+    const ledger = join(dir, ".svc-batch", "npmint.ledger.sqlite")
+    while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 100))
+    process.kill(-npm.pid!, "SIGINT")
+    expect(await exited).toBe(130)
+    expect(out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
+    expect(out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
+    expect(err).toContain("SIGINT: stopping")
+    expect(err).not.toContain("\u001b[?25l") // the cursor is never hidden, so no exit path leaves it hidden
+    expect(runStatus(ledger)).toBe("interrupted")
+  }, 60_000)
 })
