@@ -91,7 +91,10 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         breaker.succeeded()
         stats.tokens(answered.tokens)
         if (settings.cache !== "off") {
-          yield* ledger.putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)
+          // The ledger cannot keep answers (disk full, …): every further answer would be paid for and lost.
+          yield* ledger
+            .putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)
+            .pipe(Effect.mapError((e) => new JobAborted({ reason: e.message })))
         }
         return answered.value
       })

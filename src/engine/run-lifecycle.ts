@@ -68,6 +68,7 @@ export const closeRun = (runId: number, status: RunStatus, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     yield* ledger.flush
+    stats.setCommitLag(ledger.commitLag())
     yield* ledger.setRun(runId, status, stats.totals())
     return yield* ledger.counts(runId)
   })

@@ -35,6 +35,11 @@ export class RunStats {
     this.s = { ...emptyStats, since: Date.now(), ...initial }
   }
 
+  /** The ledger's commit lag in this invocation, saved with the run's statistics. */
+  setCommitLag(lag: NonNullable<RunStatsSnapshot["commitLag"]>) {
+    this.s.commitLag = lag
+  }
+
   setPhase(phase: RunPhase, now = Date.now()) {
     if (phase === this.phaseNow) return
     this.phaseNow = phase

@@ -2,16 +2,17 @@
  * The ledger: every answer by content key (so no text is paid for twice, within a run or across
  * runs), and per run which records are done or failed. SQLite in WAL mode through better-sqlite3.
  *
- * Reads are point lookups. Writes go through ONE writer fiber that commits queued operations in
- * batches, so no transaction ever spans an HTTP call and the hot path never waits for the disk.
- * `flush` returns once everything queued before it is committed. Every JSON column is written and
+ * Reads are point lookups. Writes gather in a write-behind buffer (write-buffer.ts) committed in
+ * batches at most a few ms late, so no transaction ever spans an HTTP call and the hot path never
+ * waits for the disk. `flush` commits everything written before it. Every JSON column is written and
  * read through a Schema (answers through the request's own answer Schema; see stored.ts).
  */
 import Database from "better-sqlite3"
-import { Context, Data, Deferred, Effect, Either, Layer, Option, Queue, Schema } from "effect"
+import { Context, Data, Effect, Either, Layer, Option, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { migrations } from "./migrations.ts"
+import { type CommitLag, makeWriteBuffer } from "./write-buffer.ts"
 import {
   decodeFloat32Vector,
   FailureInfoJson,
@@ -76,13 +77,16 @@ export interface LedgerService {
   readonly hasAnswer: (key: string) => Effect.Effect<boolean>
   /** A stored answer as plain JSON (to resolve a reference to it). */
   readonly answerJson: (key: string) => Effect.Effect<Option.Option<unknown>>
-  readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void>
+  /** Buffers an answer (committed a few ms later); fails when an earlier commit failed (e.g. disk full). */
+  readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void, LedgerError>
   readonly record: (runId: number, ordinal: number) => Effect.Effect<Option.Option<StoredRecord>>
   /** A page of a run's records in ordinal order, from `fromOrdinal` on (a scan, not a lookup per record). */
   readonly records: (runId: number, fromOrdinal: number, limit: number) => Effect.Effect<ReadonlyArray<StoredRecord & { readonly ordinal: number }>>
-  readonly putRecord: (runId: number, ordinal: number, key: string, outcome: RecordOutcome) => Effect.Effect<void>
-  /** Waits until everything queued before it is committed. */
+  readonly putRecord: (runId: number, ordinal: number, key: string, outcome: RecordOutcome) => Effect.Effect<void, LedgerError>
+  /** Commits everything written before it. */
   readonly flush: Effect.Effect<void, LedgerError>
+  /** How long writes waited for their commit so far. */
+  readonly commitLag: () => CommitLag
   readonly lastRun: (job: string) => Effect.Effect<Option.Option<Run>>
   /** The job's runs, newest first. */
   readonly runs: (job: string, limit: number) => Effect.Effect<ReadonlyArray<Run>>
@@ -117,14 +121,13 @@ export interface GcResult {
 type WriteOp =
   | { readonly _tag: "Answer"; readonly entry: AnswerEntry; readonly json: Stored }
   | { readonly _tag: "Record"; readonly runId: number; readonly ordinal: number; readonly key: string; readonly status: RecordStatus; readonly output: string | null; readonly error: string | null }
-  | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
 
 export interface LedgerOptions {
   readonly path: string
   /** Most operations per transaction. */
   readonly batchSize?: number
-  /** How long the writer lets a batch gather before committing (ms). */
-  readonly lingerMs?: number
+  /** The longest a write may wait for its commit while writes keep coming (ms; default 5). */
+  readonly maxLagMs?: number
   /** Called after each commit with the answer keys it made durable. */
   readonly onCommit?: (answerKeys: ReadonlyArray<string>) => void
 }
@@ -243,42 +246,29 @@ export const makeLedger = (options: LedgerOptions) =>
       )
     }
 
-    // Answers queued but not yet committed, so a lookup never misses one in the writer's queue.
+    // Answers buffered but not yet committed, so a lookup never misses one.
     const pending = new Map<string, { json: Stored; at: number }>()
-    const batchSize = options.batchSize ?? 2000
-    const queue = yield* Queue.bounded<WriteOp>(batchSize)
     const commit = db.transaction((ops: ReadonlyArray<WriteOp>) => {
       const now = Date.now()
       for (const op of ops) {
         if (op._tag === "Answer") q.putAnswer.run(op.entry.key, op.entry.endpoint, op.entry.model, op.json, op.entry.tokens, pending.get(op.entry.key)?.at ?? now)
-        else if (op._tag === "Record") q.putRecord.run(op.runId, op.ordinal, op.key, op.status, op.output, op.error)
+        else q.putRecord.run(op.runId, op.ordinal, op.key, op.status, op.output, op.error)
       }
     })
-    const linger = options.lingerMs ?? 20
-    const writer = Effect.gen(function* () {
-      const first = yield* Queue.takeBetween(queue, 1, batchSize)
-      const list = [...first]
-      // Let a batch gather (unless a flush is waiting): one transaction per ~20 ms, not per write.
-      if (list.length < batchSize && linger > 0 && !list.some((op) => op._tag === "Flush")) {
-        yield* Effect.sleep(linger)
-        list.push(...(yield* Queue.takeUpTo(queue, batchSize - list.length)))
+    const buffer = makeWriteBuffer<WriteOp>({
+      maxOps: options.batchSize ?? 2000,
+      maxLagMs: options.maxLagMs ?? 5,
+      commit: (ops) => {
+        commit(ops)
+        for (const op of ops) if (op._tag === "Answer" && pending.get(op.entry.key)?.json === op.json) pending.delete(op.entry.key)
+        options.onCommit?.(ops.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
       }
-      yield* Effect.try({
-        try: () => commit(list),
-        catch: (e) => new LedgerError({ path: options.path, detail: `write failed: ${(e as Error).message}` })
-      })
-      for (const op of list) if (op._tag === "Answer" && pending.get(op.entry.key)?.json === op.json) pending.delete(op.entry.key)
-      options.onCommit?.(list.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
-      for (const op of list) if (op._tag === "Flush") yield* Deferred.succeed(op.done, undefined)
-    }).pipe(Effect.forever)
-    // The writer dies with the ledger's scope; `flush` before closing to keep what was queued.
-    yield* Effect.forkScoped(writer)
-
-    const flush = Effect.gen(function* () {
-      const done = yield* Deferred.make<void>()
-      yield* Queue.offer(queue, { _tag: "Flush", done })
-      yield* Deferred.await(done)
     })
+    const writeError = (e: unknown) => new LedgerError({ path: options.path, detail: `write failed: ${(e as Error).message}` })
+    const write = (op: WriteOp) => Effect.try({ try: () => buffer.add(op), catch: writeError })
+    const flush = Effect.try({ try: () => buffer.flush(), catch: writeError })
+    // What is buffered when the ledger's scope closes is committed (a failure there has no one to tell).
+    yield* Effect.addFinalizer(() => Effect.ignore(flush))
 
     const answerText = (key: string, since: number): Stored | undefined => {
       const queued = pending.get(key)
@@ -344,7 +334,7 @@ export const makeLedger = (options: LedgerOptions) =>
         Effect.suspend(() => {
           const json = codecFor(schema).encode(value)
           pending.set(entry.key, { json, at: Date.now() })
-          return Queue.offer(queue, { _tag: "Answer", entry, json })
+          return write({ _tag: "Answer", entry, json })
         }),
       record: (runId, ordinal) =>
         Effect.sync(() => {
@@ -355,13 +345,13 @@ export const makeLedger = (options: LedgerOptions) =>
         Effect.sync(() => q.records.all(runId, fromOrdinal, limit).map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))),
       putRecord: (runId, ordinal, key, outcome) =>
         Effect.suspend(() =>
-          Queue.offer(
-            queue,
+          write(
             outcome._tag === "Done"
               ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
               : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
           )
         ),
+      commitLag: () => buffer.lag(),
       flush,
       lastRun: (job) => Effect.sync(() => Option.map(Option.fromNullable(q.lastRun.get(job)), toRun)),
       run: (id) => Effect.sync(() => Option.map(Option.fromNullable(q.runById.get(id)), toRun)),
@@ -391,5 +381,5 @@ export const makeLedger = (options: LedgerOptions) =>
 export class Ledger extends Context.Tag("svc-batch/Ledger")<Ledger, LedgerService>() {
   static readonly layer = (options: LedgerOptions) => Layer.scoped(Ledger, makeLedger(options))
   /** An in-memory ledger for tests (nothing on disk). */
-  static readonly layerMemory = Layer.scoped(Ledger, makeLedger({ path: ":memory:", lingerMs: 0 }))
+  static readonly layerMemory = Layer.scoped(Ledger, makeLedger({ path: ":memory:" }))
 }

@@ -79,6 +79,11 @@ export const RunStatsSnapshot = Schema.Struct({
   verdicts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) }),
   /** Per model run with no `limits.rpm`: the rate learnt from the 429s met. */
   rates: Schema.optionalWith(Schema.Record({ key: Schema.String, value: DiscoveredRate }), { default: () => ({}) }),
+  /**
+   * How long this invocation's ledger writes waited for their commit (ms): an answer received but
+   * not yet committed is asked again after a SIGKILL. Absent in older runs.
+   */
+  commitLag: Schema.optional(Schema.Struct({ commits: Schema.NonNegativeInt, maxMs: Schema.NonNegative, p99Ms: Schema.NonNegative })),
   /** Counters stages report (e.g. translate_skipped). */
   stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) })
 })
