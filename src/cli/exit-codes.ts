@@ -3,7 +3,7 @@ import { ValidationError } from "@effect/cli"
 /** Exit codes of every command (documented in the README). */
 export const ExitCode = {
   ok: 0,
-  /** Finished, but some records failed. */
+  /** Finished, but some rows are in the rejects file (failed, unreadable or not processed). */
   failedRecords: 1,
   /** Invalid job, configuration, option or input. */
   invalid: 2,

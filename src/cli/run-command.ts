@@ -204,7 +204,8 @@ export const executeRun = (o: RunInput) =>
         Effect.annotateLogs({ event: "run-end", job: job.name, run: summary.runId, status: summary.status, counters: stats.snapshot() }),
         Effect.when(() => logFormat.format === "json")
       )
-      const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable`
+      const notProcessed = summary.notProcessed ?? 0
+      const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable${notProcessed > 0 ? `, ${notProcessed} not processed` : ""}`
       yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
       for (const line of discoveredRateLines(stats.snapshot().rates)) yield* Console.log(`  ${line}`)
       switch (summary.status) {
@@ -217,7 +218,8 @@ export const executeRun = (o: RunInput) =>
           if (summary.keptPrevious !== undefined) {
             yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept; this run's is ${summary.outputPath}`)
           }
-          process.exitCode = summary.failed > 0 ? ExitCode.failedRecords : ExitCode.ok
+          // 0 only when every row of the input is in the output: a row in the rejects file, failed or unreadable, is 1.
+          process.exitCode = summary.failed + summary.readRejects + notProcessed > 0 ? ExitCode.failedRecords : ExitCode.ok
           if (job.job.report.enabled) {
             // Built from the ledger and the input this run just read: no request.
             const report = yield* Effect.gen(function* () {

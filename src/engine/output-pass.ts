@@ -112,7 +112,7 @@ export const writeOutputs = (
   settings: RunSettings,
   runId: number,
   guard?: InputGuard
-): Effect.Effect<{ readonly store?: StoreChanges }, OutputError | SinkError | SourceError | InputChanged, Ledger> =>
+): Effect.Effect<{ readonly store?: StoreChanges; readonly notProcessed: number }, OutputError | SinkError | SourceError | InputChanged, Ledger> =>
   Effect.scoped(
     Effect.gen(function* () {
       const ledger = yield* Ledger
@@ -152,7 +152,10 @@ export const writeOutputs = (
         )
       }
 
+      // Rows with no outcome in a finished run (should not happen; counted so the exit code says so).
+      let notProcessedRows = 0
       const rejectOf = (item: SourceRecord, stored: Option.Option<StoredRecord>) => {
+        if (Option.isNone(stored)) notProcessedRows++
         const info = Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
         const key = Option.isSome(stored) ? stored.value.key : undefined
         return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
@@ -180,7 +183,7 @@ export const writeOutputs = (
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
-      if (store === undefined) return {}
-      return { store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
+      if (store === undefined) return { notProcessed: notProcessedRows }
+      return { notProcessed: notProcessedRows, store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
     })
   )

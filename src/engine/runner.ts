@@ -73,6 +73,8 @@ export interface RunSummary {
   readonly done: number
   readonly failed: number
   readonly readRejects: number
+  /** Rows of a finished run's input without an outcome (in the rejects file as "not processed"). */
+  readonly notProcessed?: number
   readonly abortReason?: string
   readonly outputPath?: string
   readonly rejectsPath?: string
@@ -236,6 +238,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       status: "finished",
       ...counts,
       readRejects,
+      notProcessed: written.notProcessed,
       outputPath,
       rejectsPath: settings.rejectsPath,
       ...(written.store ? { store: written.store } : {}),

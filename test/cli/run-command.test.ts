@@ -102,6 +102,17 @@ describe("svc-batch run", () => {
     expect(readJsonl(join(dir, "out", "result.jsonl"))).toHaveLength(3000)
   }, 90_000)
 
+  it("exit 1 when a row is unreadable although every record read is done (0 means every row is in the output)", async () => {
+    const dir = tempDir()
+    const input = join(dir, "in.csv")
+    writeFileSync(input, 'id,text\na1,"A calm note."\na2,"Broken",too,many\na3,"Another calm note."\n')
+    const p = runCli([writeJob(dir, input)], { SVC_BASE_URL: emu.url, SVC_API_KEY: KEY })
+    expect(await p.exited).toBe(1)
+    expect(p.out()).toMatch(/finished: 2 done, 0 failed, 1 unreadable/)
+    const rejects = readJsonl(join(dir, "out", "result.rejects.jsonl"))
+    expect(rejects).toEqual([expect.objectContaining({ line: 3, status: "unreadable" })])
+  }, 60_000)
+
   it("exit 3 on 401, exit 1 with failed records, exit 2 on an invalid job", async () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 20)
@@ -134,7 +145,7 @@ describe("npm start's job", () => {
     const p = runCli([new URL("../../jobs/demo-moderation.yaml", import.meta.url).pathname, "--output", join(dir, "demo.csv")], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
     expect(await p.exited).toBe(0)
     expect(p.out()).toContain("EMULATOR (embedded")
-    expect(p.out()).toMatch(/finished: 240 done, 0 failed, 1 unreadable/)
+    expect(p.out()).toMatch(/finished: 240 done, 0 failed, 0 unreadable/)
     expect(p.out()).toContain(`output  ${join(dir, "demo.csv")}`)
     const csv = readFileSync(join(dir, "demo.csv"), "utf8")
     expect(csv.split("\n")[0]).toBe("\uFEFFid,title,body,moderation_verdict,moderation_categories,moderation_raw")
