@@ -11,6 +11,7 @@ import { pipelineForJob } from "../../pipelines/index.ts"
 import { resolveJob, type ResolvedJob } from "../engine/job.ts"
 import { type Plan, planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
+import { checkReadable } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { ConfigError } from "./endpoint.ts"
@@ -53,6 +54,7 @@ export const planOf = (file: string, job: ResolvedJob) =>
     )
     // The origin the answers would come from, as the ledger keys them (never the key).
     const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), { onNone: () => "emulator", onSome: (u) => u.replace(/\/+$/, "") })
+    yield* checkReadable(job.input.path)
     const source = openSource(job.input.path, job.input.format)
     const plan = existsSync(job.state)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))

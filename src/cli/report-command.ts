@@ -8,7 +8,7 @@ import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import { pipelineForJob } from "../../pipelines/index.ts"
 import { resolveJob } from "../engine/job.ts"
-import { fingerprintFile } from "../io/fingerprint.ts"
+import { fingerprintInput } from "../io/input-access.ts"
 import { openSource } from "../io/open-source.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { buildReport } from "../report/build-report.ts"
@@ -51,7 +51,7 @@ export const reportCommand = Command.make(
             return yield* new ConfigError({ detail: `${o.job}: ${which} of job ${job.name} in ${job.state}` })
           }
           // Excerpts and the breakdown only from the very input the run read.
-          const same = existsSync(job.input.path) && (yield* Effect.promise(() => fingerprintFile(job.input.path))).fingerprint === run.value.fingerprint
+          const same = existsSync(job.input.path) && (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
           const input = same ? openSource(job.input.path, job.input.format) : undefined
           return yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
         }).pipe(Effect.provide(Ledger.layer({ path: job.state })))

@@ -12,7 +12,8 @@ import { isResumable } from "../engine/run-lifecycle.ts"
 import { discoveredRateLines, RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
 import { pipelineModels } from "../engine/stage.ts"
-import { fingerprintFile } from "../io/fingerprint.ts"
+import { checkReadable, fingerprintInput } from "../io/input-access.ts"
+import { SourceError } from "../io/source.ts"
 import { openSource } from "../io/open-source.ts"
 import type { Format } from "../io/source.ts"
 import { sinks } from "../io/sinks/index.ts"
@@ -72,7 +73,10 @@ const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
 const rowEstimate = (path: string, format: Format, lines: number) =>
   format === "parquet"
-    ? Effect.promise(async () => Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows))
+    ? Effect.tryPromise({
+        try: async () => Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows),
+        catch: (e) => new SourceError({ path, detail: `cannot read Parquet: ${(e as Error).message}` })
+      })
     : Effect.succeed(Math.max(0, format === "csv" ? lines - 1 : lines))
 
 /** What the `run` command's handler takes; `retry` gives the same with `reopen`. */
@@ -192,7 +196,8 @@ export const executeRun = (o: RunInput) =>
       const summary = yield* Effect.scoped(
         Effect.gen(function* () {
           yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
-          const { fingerprint, lines } = yield* Effect.promise(() => fingerprintFile(input))
+          yield* checkReadable(input)
+          const { fingerprint, lines } = yield* fingerprintInput(input, { quoted: inputFormat === "csv" })
           stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
           return yield* work(fingerprint).pipe(
             Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))

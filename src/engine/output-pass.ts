@@ -18,6 +18,7 @@ import { createHash } from "node:crypto"
 import { openStoreWriter } from "../store/sqlite-vec.ts"
 import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn } from "../store/vector-store.ts"
 import { InputChanged, type InputGuard } from "./input-guard.ts"
+import { sourceColumns, sourceTypes } from "../io/input-access.ts"
 
 export class OutputError extends Data.TaggedError("OutputError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -90,10 +91,10 @@ export const checkOutput = (settings: Pick<RunSettings, "source" | "output" | "p
     const adapter = sinkFor(settings.output.format)
     if (adapter === undefined) return yield* new OutputError({ path: settings.output.path, detail: `no sink named ${settings.output.format}` })
     if (adapter.check === undefined) return
-    const inputTypes = yield* Effect.promise(async () => settings.source.inputTypes?.())
+    const inputTypes = yield* sourceTypes(settings.source)
     // Types known only from the whole input (CSV, JSONL) fit every value by construction.
     if (inputTypes === undefined) return
-    const declared = yield* Effect.promise(() => settings.source.columns())
+    const declared = yield* sourceColumns(settings.source)
     const sample = yield* settings.source.items().pipe(
       Stream.filterMap((item) => (item._tag === "Record" ? Option.some(item.fields) : Option.none())),
       Stream.take(CHECK_ROWS),
@@ -121,8 +122,8 @@ export const writeOutputs = (
       if (adapter === undefined) return yield* new OutputError({ path: outputPath, detail: `no sink named ${settings.output.format}` })
       const outputColumns = settings.pipeline.columns
       const vectors = outputColumns.filter((c) => c.type._tag === "vector")
-      const declared = yield* Effect.promise(() => settings.source.columns())
-      const inputTypes = yield* Effect.promise(async () => settings.source.inputTypes?.())
+      const declared = yield* sourceColumns(settings.source)
+      const inputTypes = yield* sourceTypes(settings.source)
       const rejects = yield* jsonlFile(settings.rejectsPath)
       const store = settings.store === undefined ? undefined : yield* openStore(settings.store, outputColumns, guard)
       const toStore = (write: () => void) =>

@@ -28,6 +28,7 @@ import { runPool } from "./worker-pool.ts"
 import { makeRequestBudget } from "./request-budget.ts"
 import { makeInputGuard } from "./input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
+import { sourceColumns } from "../io/input-access.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -156,7 +157,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
 
     // A source that declares no columns (JSONL): every key met while reading, in order of first
     // appearance, becomes a column of a CSV or Parquet output — not only the first record's keys.
-    const declared = yield* Effect.promise(() => settings.source.columns())
+    const declared = yield* sourceColumns(settings.source)
     const seen = new Set<string>()
     let overflow = 0
     // A source that does not declare its types (CSV, JSONL): the kinds of value met in every

@@ -1,0 +1,25 @@
+/** The reading pass's row estimate: CSV rows with line breaks inside quotes count once. */
+import { describe, expect, it } from "@effect/vitest"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fingerprintFile } from "../../src/io/fingerprint.ts"
+import { tempDir } from "../engine/run-helpers.ts"
+
+describe("fingerprint and row estimate", () => {
+  it("CSV: 20,000 records with three-line quoted fields and escaped quotes are estimated as 20,000 rows, not 60,000 lines", async () => {
+    const path = join(tempDir(), "multi.csv")
+    const rows = Array.from({ length: 20_000 }, (_, i) => `${i},"line one of ${i}\r\nline two with ""quotes""\nline three"`)
+    writeFileSync(path, `id,text\n${rows.join("\n")}\n`)
+    const quoted = await fingerprintFile(path, { quoted: true })
+    expect(quoted.lines - 1).toBe(20_000) // minus the header
+    const physical = await fingerprintFile(path)
+    expect(physical.lines - 1).toBe(60_000)
+    expect(quoted.fingerprint).toBe(physical.fingerprint)
+  })
+
+  it("a last row without a final newline still counts", async () => {
+    const path = join(tempDir(), "last.csv")
+    writeFileSync(path, 'id,text\n1,"a\nb"\n2,c')
+    expect((await fingerprintFile(path, { quoted: true })).lines).toBe(3)
+  })
+})
