@@ -49,14 +49,18 @@ export const csvSource = (path: string): Source => {
   return {
     format: "csv",
     path,
-    columns: async () => {
-      const { parser } = open()
-      for await (const row of parser as AsyncIterable<{ record: Record<string, string> }>) {
-        parser.destroy()
-        return Object.keys(row.record)
-      }
-      return undefined
-    },
+    // The header line alone (a file with a header and no rows still declares its columns).
+    columns: () =>
+      new Promise<ReadonlyArray<string> | undefined>((resolve, reject) => {
+        const input = createReadStream(path)
+        const parser = parse({ bom: true, to_line: 1, relax_column_count: true, max_record_size: MAX_RECORD_BYTES })
+        let header: ReadonlyArray<string> | undefined
+        input.on("error", reject)
+        parser.on("error", reject)
+        parser.on("data", (row: Array<string>) => void (header ??= row))
+        parser.on("end", () => resolve(header))
+        input.pipe(parser)
+      }),
     items: () =>
       Stream.suspend(() => {
         const { parser, skipped } = open()

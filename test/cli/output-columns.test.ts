@@ -46,3 +46,17 @@ describe("JSONL input to a columnar output", () => {
     ])
   })
 })
+
+describe("a CSV input with a header and no rows", () => {
+  it("writes an output whose header has the input's columns and the stage's", async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, "in.csv"), "id,title,body\r\n")
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, "name: empty\npipeline: moderation\ninput:\n  path: in.csv\n  id: id\noutput:\n  path: out/result.csv\nfields:\n  text: [title, body]\nreport: { enabled: false }\n")
+    const p = spawnCli(["run", job], clean)
+    expect(await p.exited).toBe(0)
+    expect(p.out()).toContain("finished: 0 done, 0 failed, 0 unreadable")
+    const text = readFileSync(join(dir, "out", "result.csv"), "utf8").replace(/^\uFEFF/, "")
+    expect(text.trim()).toBe("id,title,body,moderation_verdict,moderation_categories,moderation_raw")
+  })
+})
