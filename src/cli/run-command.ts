@@ -224,7 +224,13 @@ export const executeRun = (o: RunInput) =>
             yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept; this run's is ${summary.outputPath}`)
           }
           // 0 only when every row of the input is in the output: a row in the rejects file, failed or unreadable, is 1.
-          process.exitCode = summary.failed + summary.readRejects + notProcessed > 0 ? ExitCode.failedRecords : ExitCode.ok
+          const dup = summary.duplicates
+          if (dup !== undefined && dup.records > 0) {
+            yield* Console.log(
+              `  ids     ${dup.records} record(s) repeat the id of an earlier record (${dup.ids} id(s), e.g. ${dup.examples.map((e) => JSON.stringify(e)).join(", ")})${dup.rejected > 0 ? `; ${dup.rejected} rejected: the store keeps the first record with an id` : ""}`
+            )
+          }
+          process.exitCode = summary.failed + summary.readRejects + notProcessed + (dup?.rejected ?? 0) > 0 ? ExitCode.failedRecords : ExitCode.ok
           if (job.job.report.enabled) {
             // Built from the ledger and the input this run just read: no request.
             const report = yield* Effect.gen(function* () {

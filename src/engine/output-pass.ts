@@ -112,8 +112,14 @@ export const checkOutput = (settings: Pick<RunSettings, "source" | "output" | "p
 export const writeOutputs = (
   settings: RunSettings,
   runId: number,
-  guard?: InputGuard
-): Effect.Effect<{ readonly store?: StoreChanges; readonly notProcessed: number }, OutputError | SinkError | SourceError | InputChanged, Ledger> =>
+  guard?: InputGuard,
+  /** Keys more than one record has (ledger.duplicateKeys): a store keeps the first; the later ones are rejected. */
+  duplicates: ReadonlyMap<string, { readonly first: number }> = new Map()
+): Effect.Effect<
+  { readonly store?: StoreChanges; readonly notProcessed: number; readonly duplicateRejects: number },
+  OutputError | SinkError | SourceError | InputChanged,
+  Ledger
+> =>
   Effect.scoped(
     Effect.gen(function* () {
       const ledger = yield* Ledger
@@ -155,6 +161,9 @@ export const writeOutputs = (
 
       // Rows with no outcome in a finished run (should not happen; counted so the exit code says so).
       let notProcessedRows = 0
+      let duplicateRejects = 0
+      // The line of each duplicated key's first record (as many entries as duplicated keys, not records).
+      const firstLines = new Map<string, number>()
       const rejectOf = (item: SourceRecord, stored: Option.Option<StoredRecord>) => {
         if (Option.isNone(stored)) notProcessedRows++
         const info = Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
@@ -169,6 +178,15 @@ export const writeOutputs = (
             return rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw })
           }
           return Effect.flatMap(outcomeOf(item.ordinal), (stored) => {
+            const key = Option.isSome(stored) ? stored.value.key : undefined
+            const duplicate = key === undefined ? undefined : duplicates.get(key)
+            if (key !== undefined && duplicate !== undefined && duplicate.first === item.ordinal) firstLines.set(key, item.line)
+            if (key !== undefined && duplicate !== undefined && duplicate.first !== item.ordinal && store !== undefined) {
+              // The store is keyed by id: a later record with the same id would replace the first one's vectors.
+              duplicateRejects++
+              const first = firstLines.get(key)
+              return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: "store", status: "duplicate id", reason: `duplicate id ${key} (first at line ${first ?? "?"}): the store keeps the first record with an id`, attempts: 0 })
+            }
             if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.key, stored.value.outcome.output)
             // A record that failed this run is still in the source: its vectors stay.
             if (store !== undefined && Option.isSome(stored)) {
@@ -184,7 +202,7 @@ export const writeOutputs = (
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
-      if (store === undefined) return { notProcessed: notProcessedRows }
-      return { notProcessed: notProcessedRows, store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
+      if (store === undefined) return { notProcessed: notProcessedRows, duplicateRejects }
+      return { notProcessed: notProcessedRows, duplicateRejects, store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
     })
   )

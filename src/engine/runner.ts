@@ -76,6 +76,8 @@ export interface RunSummary {
   readonly readRejects: number
   /** Rows of a finished run's input without an outcome (in the rejects file as "not processed"). */
   readonly notProcessed?: number
+  /** Records whose id an earlier record of the input has; with a store, `rejected` of them went to the rejects file. */
+  readonly duplicates?: { readonly ids: number; readonly records: number; readonly rejected: number; readonly examples: ReadonlyArray<string> }
   readonly abortReason?: string
   readonly outputPath?: string
   readonly rejectsPath?: string
@@ -231,7 +233,9 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(kinds.types()),
       items: () => settings.source.items().pipe(Stream.tap(() => Effect.sync(() => stats.rowWritten())))
     }
-    const written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId, guard))
+    // Ids are checked only when the job names an id column (generated keys are unique by construction).
+    const duplicates = settings.idField === undefined ? new Map<string, { first: number; count: number }>() : yield* ledger.duplicateKeys(runId)
+    const written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId, guard, duplicates))
     const counts = yield* close("finished")
     return summary({
       runId,
@@ -240,6 +244,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       ...counts,
       readRejects,
       notProcessed: written.notProcessed,
+      duplicates: { ids: duplicates.size, records: [...duplicates.values()].reduce((n, d) => n + d.count - 1, 0), rejected: written.duplicateRejects, examples: [...duplicates.keys()].slice(0, 3) },
       outputPath,
       rejectsPath: settings.rejectsPath,
       ...(written.store ? { store: written.store } : {}),

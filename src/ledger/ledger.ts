@@ -99,6 +99,8 @@ export interface LedgerService {
   /** Sets a run's status and statistics (after a flush, so they agree with the records). */
   readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void>
   readonly counts: (runId: number) => Effect.Effect<Readonly<Record<RecordStatus, number>>>
+  /** Record keys that more than one record of the run has, with the first such record's ordinal (one sorted scan). */
+  readonly duplicateKeys: (runId: number) => Effect.Effect<ReadonlyMap<string, { readonly first: number; readonly count: number }>>
   /**
    * Retention: deletes the per-record outcomes of the job's runs older than its newest `keepRuns`
    * (their run rows and statistics stay), then answers that no kept record refers to and that are
@@ -241,6 +243,9 @@ export const makeLedger = (options: LedgerOptions) =>
       setRun: db.prepare("UPDATE runs SET status = ?, finished_at = ?, counters = ?, updated_at = ? WHERE id = ?"),
       setRunService: db.prepare("UPDATE runs SET service = ? WHERE id = ?"),
       runById: db.prepare<[number], RunRow>("SELECT * FROM runs WHERE id = ?"),
+      duplicateKeys: db.prepare<[number], { key: string; first: number; n: number }>(
+        "SELECT key, min(ordinal) AS first, count(*) AS n FROM records WHERE run_id = ? GROUP BY key HAVING count(*) > 1"
+      ),
       countByStatus: db.prepare<[number], { status: RecordStatus; n: number }>(
         "SELECT status, count(*) AS n FROM records WHERE run_id = ? GROUP BY status"
       )
@@ -368,6 +373,7 @@ export const makeLedger = (options: LedgerOptions) =>
           const now = Date.now()
           q.setRun.run(status, status === "running" ? null : now, encodeStats(stats), now, id)
         }),
+      duplicateKeys: (runId) => Effect.sync(() => new Map(q.duplicateKeys.all(runId).map((r) => [r.key, { first: r.first, count: r.n }]))),
       counts: (runId) =>
         Effect.sync(() => {
           const out: Record<RecordStatus, number> = { done: 0, failed: 0 }
