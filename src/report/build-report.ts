@@ -210,7 +210,8 @@ export const buildReport = (run: Run, options: ReportOptions, input: Source | un
       moderation = {
         safe: verdicts.get("safe") ?? 0,
         harmful,
-        unparsed: [...verdicts].filter(([v]) => v !== "safe" && v !== "harmful").reduce((n, [, c]) => n + c, 0),
+        unparsed: [...verdicts].filter(([v]) => v !== "safe" && v !== "harmful" && v !== "empty").reduce((n, [, c]) => n + c, 0),
+        empty: verdicts.get("empty") ?? 0,
         categories: categoryRows,
         cooccurring: [...pairs].sort((a, b) => b[1] - a[1]).map(([codes, count]) => ({ codes, count })),
         ...(options.breakdown !== undefined && input !== undefined

@@ -46,7 +46,7 @@ export const renderHtml = (r: RunReport, listed = 500): string => {
     r.failures.length > 0 ? `<h3>Failures</h3>${table(["stage", "status", "records", "example"], r.failures.map((f) => [f.stage, f.status, f.count, f.example]))}` : ""
   }</section>`)
   if (m !== undefined) {
-    sections.push(`<section><h2>Moderation</h2>${table(["safe", "harmful", "unparsed (not counted as safe)"], [[m.safe, m.harmful, m.unparsed]], "verdicts")}
+    sections.push(`<section><h2>Moderation</h2>${table(["safe", "harmful", "unparsed (not counted as safe)", "empty (no text, not sent)"], [[m.safe, m.harmful, m.unparsed, m.empty]], "verdicts")}
 <h3>Categories</h3>${bars(m.categories.map((c) => ({ label: c.code, value: c.count })), "harmful records per category")}
 ${table(["code", "name", "gloss", "records", "share of harmful"], m.categories.map((c) => [c.code, c.name, c.gloss, c.count, pct(c.share)]), "categories")}
 ${m.cooccurring.length > 0 ? `<h3>Co-occurring categories</h3>${table(["codes", "records"], m.cooccurring.map((p) => [p.codes, p.count]))}` : ""}

@@ -25,7 +25,7 @@ export const renderMarkdown = (r: RunReport, listed = 50): string => {
   const m = r.moderation
   if (m !== undefined) {
     out.push("## Moderation", "")
-    out.push(table(["safe", "harmful", "unparsed (not counted as safe)"], [[m.safe, m.harmful, m.unparsed]]))
+    out.push(table(["safe", "harmful", "unparsed (not counted as safe)", "empty (no text, not sent)"], [[m.safe, m.harmful, m.unparsed, m.empty]]))
     out.push("### Categories", "", table(["code", "name", "gloss", "records", "share of harmful"], m.categories.map((c) => [c.code, c.name, c.gloss, c.count, pct(c.share)])))
     if (m.cooccurring.length > 0) out.push("### Co-occurring categories", "", table(["codes", "records"], m.cooccurring.map((p) => [p.codes, p.count])))
     if (m.breakdown) out.push(`### By ${m.breakdown.column}`, "", table([m.breakdown.column, "records", "harmful"], m.breakdown.rows.map((b) => [b.value, b.records, b.harmful])))

@@ -39,6 +39,8 @@ export const ModerationSection = Schema.Struct({
   harmful: Count,
   /** Verdicts in a form the spec does not describe: reported, never counted as safe. */
   unparsed: Count,
+  /** Records with no text to judge (null, empty, blank): nothing was sent; never counted as safe. */
+  empty: Schema.optionalWith(Count, { default: () => 0 }),
   categories: Schema.Array(CategoryRow),
   cooccurring: Schema.Array(Schema.Struct({ codes: Schema.String, count: Count })),
   breakdown: Schema.optional(

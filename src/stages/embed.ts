@@ -25,6 +25,7 @@ import { EmbeddingTaskType } from "../service/schemas/endpoints.ts"
 import { countTokens } from "../service/tokens.ts"
 import { chunkText } from "./chunking.ts"
 import { defineStageType } from "./stage-type.ts"
+import { fieldText } from "./text-field.ts"
 
 export const LongPolicy = Schema.Literal("mean", "truncate", "chunks")
 export type LongPolicy = typeof LongPolicy.Type
@@ -159,7 +160,9 @@ export const embed = (options: EmbedOptions): Stage => {
     prepare: prepareSync((fields) => {
       const value = fields[options.field]
       if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.field)} is missing` })
-      const text = value === null ? "" : typeof value === "string" ? value : String(value)
+      const read = fieldText(options.field, value)
+      if (read !== null && typeof read !== "string") return read
+      const text = read ?? ""
       if (text.trim() === "") return prepared<ReadonlyArray<number>>([], () => [nullRow])
       const all = embeddingChunks(text, limit)
       const chunks = long === "truncate" ? all.slice(0, 1) : all

@@ -1,7 +1,7 @@
 /**
  * moderate: one or more text fields through svc3-guard. Text longer than one call takes is split
  * into chunks; a record is harmful if any part is, with the union of category codes. Output:
- * `<prefix>verdict` (safe | harmful | unparsed), `<prefix>categories` ("T2,T9"), and
+ * `<prefix>verdict` (safe | harmful | unparsed | empty: no text to judge, nothing sent), `<prefix>categories` ("T2,T9"), and
  * `<prefix>raw` (the guard's text when it could not be parsed).
  */
 import { Effect, Schema } from "effect"
@@ -12,6 +12,7 @@ import { countTokens } from "../service/tokens.ts"
 import { chunkText } from "./chunking.ts"
 import type { Condition } from "../engine/condition.ts"
 import { defineStageType, FieldList } from "./stage-type.ts"
+import { fieldText } from "./text-field.ts"
 import { makeRequest, prepared, prepareSync, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
 
 export interface ModerateOptions {
@@ -28,6 +29,8 @@ export interface ModerateOptions {
 }
 
 const MAX_VERDICT_TOKENS = 64
+/** Records with no text to judge (the stage's counter, shown as `moderate empty N`). */
+export const EMPTY = "moderate_empty"
 
 export const moderate = (options: ModerateOptions): Stage => {
   const model = options.model ?? Models.guard
@@ -84,10 +87,13 @@ export const moderate = (options: ModerateOptions): Stage => {
       for (const field of options.fields) {
         const value = fields[field]
         if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(field)} is missing` })
-        if (value === null) continue
-        const text = typeof value === "string" ? value : String(value)
+        const text = fieldText(field, value)
+        if (text === null) continue
+        if (typeof text !== "string") return text
         for (const chunk of chunkText(text, limit, countTokens)) if (chunk.trim() !== "") requests.push(request(chunk))
       }
+      // Nothing to judge (null, empty or blank text): its own verdict, never "safe" without a request.
+      if (requests.length === 0) return prepared(requests, () => [{ [out.verdict]: "empty", [out.categories]: "", [out.raw]: "" }], { [EMPTY]: 1 })
       return prepared(requests, assemble)
     })
   }

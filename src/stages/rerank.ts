@@ -20,6 +20,7 @@ import { Limits, Models } from "../service/limits.ts"
 import { RerankTaskType } from "../service/schemas/endpoints.ts"
 import { countTokens, withinTokens } from "../service/tokens.ts"
 import { defineStageType } from "./stage-type.ts"
+import { fieldText } from "./text-field.ts"
 
 export interface RerankOptions {
   /** The field holding the query. */
@@ -129,7 +130,9 @@ export const rerank = (options: RerankOptions): Stage => {
       const queryValue = fields[options.query]
       if (queryValue === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.query)} is missing` })
       if (fields[options.candidates] === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.candidates)} is missing` })
-      const query = queryValue === null ? "" : String(queryValue)
+      const read = fieldText(options.query, queryValue)
+      if (read !== null && typeof read !== "string") return read
+      const query = read ?? ""
       const all = readCandidates(fields[options.candidates], options.separator)
       if (typeof all === "string") return new StageInputError({ message: `field ${JSON.stringify(options.candidates)}: ${all}` })
       if (query.trim() === "") return new StageInputError({ message: `field ${JSON.stringify(options.query)} is empty: nothing to rank against` })

@@ -20,6 +20,7 @@ import { detectLanguage } from "./language.ts"
 import { lostPlaceholders } from "./placeholders.ts"
 import { defineStageType, FieldList } from "./stage-type.ts"
 import { chunkForTranslation, type TranslationChunks } from "./translation-chunking.ts"
+import { fieldText } from "./text-field.ts"
 
 export type Language = "ja" | "en"
 
@@ -84,7 +85,9 @@ export const translate = (options: TranslateOptions): Stage => {
       for (const field of options.fields) {
         const value = fields[field]
         if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(field)} is missing` })
-        const text = value === null ? "" : typeof value === "string" ? value : String(value)
+        const read = fieldText(field, value)
+        if (read !== null && typeof read !== "string") return read
+        const text = read ?? ""
         if (text.trim() === "") {
           plans.push([field, { _tag: "Keep", value }])
           continue

@@ -26,8 +26,10 @@ describe("ledger retention", () => {
     }
     // The first run's file size varies by a few pages with how its writes were batched (573,440 vs
     // 585,728 bytes for the same answers once rate discovery paced the start): the bound is that
-    // later runs stop growing, and stay near 1.5× the first.
-    expect(sizes[9]!).toBeLessThanOrEqual(sizes[2]!)
+    // later runs stop growing, and stay near 1.5× the first. Commits batch by the event loop's turns,
+    // so free pages differ by a few between runs: 5% is slack for that, well under one run's
+    // records (~200 KB each) that a ledger without retention would add every night.
+    expect(sizes[9]!).toBeLessThanOrEqual(sizes[2]! * 1.05)
     expect(sizes[9]! / sizes[0]!).toBeLessThanOrEqual(1.6)
     const report = JSON.parse(readFileSync(join(dir, "out", "result.report.json"), "utf8")) as { moderation: { trend: Array<{ runId: number; records: number; harmful: number }> } }
     expect(report.moderation.trend.map((t) => [t.runId, t.records, t.harmful])).toEqual(Array.from({ length: 7 }, (_, i) => [i + 4, 2000, 400]))

@@ -30,6 +30,7 @@ const report: RunReport = {
     safe: 1150,
     harmful: 49,
     unparsed: 1,
+    empty: 2,
     categories: [
       { code: "T6", name: "個人情報漏洩", gloss: "leak of personal information", count: 30, share: 30 / 49 },
       { code: "T9", name: "危険行為の幇助", gloss: "aiding dangerous acts", count: 19, share: 19 / 49 }
