@@ -37,6 +37,7 @@ export const exitCodeFor = (error: unknown): number => {
     case "OriginChanged":
     case "CannotReopen":
     case "SourceError":
+    case "MissingColumns":
     case "LedgerError":
     case "InvalidRequestError":
     case "ValidationError":
