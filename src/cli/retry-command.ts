@@ -27,6 +27,7 @@ export const retryCommand = Command.make(
         job: o.job,
         input: none,
         inputFormat: none,
+        inputEncoding: none,
         output: none,
         outputFormat: none,
         rejects: none,

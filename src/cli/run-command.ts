@@ -14,6 +14,7 @@ import { runPipeline } from "../engine/runner.ts"
 import { pipelineModels } from "../engine/stage.ts"
 import { checkReadable, fingerprintInput } from "../io/input-access.ts"
 import { SourceError } from "../io/source.ts"
+import { Encoding } from "../io/encoding.ts"
 import { openSource } from "../io/open-source.ts"
 import type { Format } from "../io/source.ts"
 import { sinks } from "../io/sinks/index.ts"
@@ -41,6 +42,10 @@ const options = {
   job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
   input: Options.file("input").pipe(Options.withDescription("input file (overrides the job's)"), Options.optional),
   inputFormat: formatOption("input-format", "input format (default: from the extension)"),
+  inputEncoding: Options.choice("input-encoding", Encoding.literals).pipe(
+    Options.withDescription("text encoding of a CSV or JSONL input (default: the job's input.encoding, else utf-8)"),
+    Options.optional
+  ),
   output: Options.file("output").pipe(Options.withDescription("output file (overrides the job's)"), Options.optional),
   outputFormat: Options.choice("output-format", Object.keys(sinks)).pipe(
     Options.withDescription("output sink (default: from the extension, else the input's format)"),
@@ -99,6 +104,7 @@ export const executeRun = (o: RunInput) =>
       const job = yield* resolveJob(o.job, {
         input: opt(o.input),
         inputFormat: opt(o.inputFormat),
+        inputEncoding: opt(o.inputEncoding),
         output: opt(o.output),
         outputFormat: opt(o.outputFormat),
         rejects: opt(o.rejects),
@@ -162,7 +168,7 @@ export const executeRun = (o: RunInput) =>
             newRun: o.newRun,
             reopen: o.reopen,
             pipeline,
-            source: openSource(input, inputFormat),
+            source: openSource(input, inputFormat, job.input.encoding),
             fingerprint,
             output: job.output,
             rejectsPath: job.rejects,
@@ -236,7 +242,7 @@ export const executeRun = (o: RunInput) =>
             const report = yield* Effect.gen(function* () {
               const ledger = yield* Ledger
               const run = yield* ledger.run(summary.runId)
-              return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), openSource(input, inputFormat))
+              return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), openSource(input, inputFormat, job.input.encoding))
             }).pipe(Effect.provide(Ledger.layer({ path: state })))
             const files = reportFiles(summary.outputPath ?? job.output.path)
             yield* writeReport(report, files)

@@ -11,6 +11,7 @@ import { basename, dirname, extname, join, resolve } from "node:path"
 import { createRequire } from "node:module"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { type Format, formatOf } from "../io/source.ts"
+import { DefaultEncoding, Encoding } from "../io/encoding.ts"
 import { StoreSettings } from "../store/vector-store.ts"
 
 /** The YAML parser, loaded when a YAML job file is first read (`--help` never needs it). */
@@ -136,6 +137,8 @@ export const JobFile = Schema.Struct({
   input: Schema.Struct({
     path: Schema.NonEmptyString,
     format: Schema.optional(InputFormat),
+    /** The text encoding of a CSV or JSONL input (Parquet is UTF-8 by definition). */
+    encoding: Schema.optional(Encoding),
     /** Column with a stable record id. */
     id: Schema.optional(Schema.NonEmptyString)
   }),
@@ -223,6 +226,7 @@ export const loadJobFile = (file: string): Either.Either<{ readonly job: JobFile
 export interface JobOverrides {
   readonly input?: string | undefined
   readonly inputFormat?: Format | undefined
+  readonly inputEncoding?: Encoding | undefined
   readonly output?: string | undefined
   readonly outputFormat?: string | undefined
   readonly rejects?: string | undefined
@@ -239,7 +243,7 @@ export interface ResolvedJob {
   readonly file: string
   readonly job: JobFile
   readonly name: string
-  readonly input: { readonly path: string; readonly format: Format; readonly id: string | undefined }
+  readonly input: { readonly path: string; readonly format: Format; readonly encoding: Encoding; readonly id: string | undefined }
   /** `format` names a sink. */
   readonly output: { readonly path: string; readonly format: string }
   readonly rejects: string
@@ -300,7 +304,7 @@ export const resolveJob = (
       file,
       job,
       name: job.name,
-      input: { path: input, format: inputFormat, id: job.input.id },
+      input: { path: input, format: inputFormat, encoding: overrides.inputEncoding ?? job.input.encoding ?? DefaultEncoding, id: job.input.id },
       output: { path: output, format: outputFormat },
       rejects,
       store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },

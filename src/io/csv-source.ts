@@ -5,12 +5,12 @@
  */
 import { parse } from "csv-parse"
 import { Stream } from "effect"
-import { createReadStream } from "node:fs"
+import { DefaultEncoding, type Encoding, openDecoded } from "./encoding.ts"
 import { type Source, SourceError, type SourceItem } from "./source.ts"
 
 const MAX_RECORD_BYTES = 16 * 1024 * 1024
 
-export const csvSource = (path: string): Source => {
+export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): Source => {
   /**
    * csv-parse counts a CRLF inside quotes as two lines, so its line numbers drift after such a
    * row; `drift` (updated in parse order, in on_record) corrects them. A bad quote can raise
@@ -19,8 +19,9 @@ export const csvSource = (path: string): Source => {
   const open = () => {
     const skipped: Array<{ line: number; reason: string; raw: string }> = []
     let drift = 0
+    const input = openDecoded(path, encoding)
     type Raw = { record: Record<string, string>; raw: string; info: { lines: number; error?: Error } }
-    const parser = createReadStream(path).pipe(
+    const parser = input.stream.pipe(
       parse({
         columns: true,
         bom: true,
@@ -43,7 +44,9 @@ export const csvSource = (path: string): Source => {
         }
       })
     )
-    return { parser, skipped }
+    // A read error (the file vanished, a directory) reaches the reader as the parser's error.
+    input.stream.on("error", (e) => parser.destroy(e))
+    return { parser, skipped, invalid: input.invalid }
   }
 
   return {
@@ -52,7 +55,7 @@ export const csvSource = (path: string): Source => {
     // The header line alone (a file with a header and no rows still declares its columns).
     columns: () =>
       new Promise<ReadonlyArray<string> | undefined>((resolve, reject) => {
-        const input = createReadStream(path)
+        const input = openDecoded(path, encoding).stream
         const parser = parse({ bom: true, to_line: 1, relax_column_count: true, max_record_size: MAX_RECORD_BYTES })
         let header: ReadonlyArray<string> | undefined
         input.on("error", reject)
@@ -63,7 +66,7 @@ export const csvSource = (path: string): Source => {
       }),
     items: () =>
       Stream.suspend(() => {
-        const { parser, skipped } = open()
+        const { parser, skipped, invalid } = open()
         let ordinal = 0
         const drainSkipped = (beforeLine: number): Array<SourceItem> => {
           const out: Array<SourceItem> = []
@@ -80,7 +83,11 @@ export const csvSource = (path: string): Source => {
         ).pipe(
           Stream.mapConcat((row): Array<SourceItem> => {
             const items = drainSkipped(row.line)
-            if (row.info.error) {
+            const body = row.raw.replace(/\r?\n?$/, "")
+            const undecodable = invalid(row.line, row.line + (body.match(/\n/g)?.length ?? 0), body)
+            if (undecodable !== undefined) {
+              items.push({ _tag: "Reject", ordinal: ordinal++, line: row.line, reason: undecodable, raw: body.slice(0, 2000) })
+            } else if (row.info.error) {
               const reason = row.info.error.message.replace(/ on line \d+$/, "")
               items.push({ _tag: "Reject", ordinal: ordinal++, line: row.line, reason, raw: row.raw.replace(/\r?\n?$/, "") })
             } else {

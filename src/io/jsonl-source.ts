@@ -4,10 +4,10 @@
  * non-object line is a reject with its line number; blank lines are skipped.
  */
 import { Option, Stream } from "effect"
-import { createReadStream } from "node:fs"
+import { DefaultEncoding, type Encoding, openDecoded } from "./encoding.ts"
 import { type Source, SourceError, type SourceItem } from "./source.ts"
 
-export const jsonlSource = (path: string): Source => ({
+export const jsonlSource = (path: string, encoding: Encoding = DefaultEncoding): Source => ({
   format: "jsonl",
   path,
   columns: async () => undefined,
@@ -15,8 +15,9 @@ export const jsonlSource = (path: string): Source => ({
     Stream.suspend(() => {
       let line = 0
       let ordinal = 0
+      const input = openDecoded(path, encoding)
       return Stream.fromAsyncIterable(
-        createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Uint8Array>,
+        input.stream as AsyncIterable<Uint8Array>,
         (e) => new SourceError({ path, detail: `cannot read JSONL: ${(e as Error).message}` })
       ).pipe(
         Stream.decodeText(),
@@ -25,6 +26,8 @@ export const jsonlSource = (path: string): Source => ({
           line++
           const trimmed = line === 1 ? text.replace(/^\uFEFF/, "").trim() : text.trim()
           if (trimmed === "") return Option.none()
+          const undecodable = input.invalid(line, line, text)
+          if (undecodable !== undefined) return Option.some({ _tag: "Reject", ordinal: ordinal++, line, reason: undecodable, raw: text.slice(0, 2000) })
           let value: unknown
           try {
             value = JSON.parse(trimmed)

@@ -3,6 +3,8 @@ import { csvSource } from "./csv-source.ts"
 import { jsonlSource } from "./jsonl-source.ts"
 import { parquetSource } from "./parquet-source.ts"
 import type { Format, Source } from "./source.ts"
+import { DefaultEncoding, type Encoding } from "./encoding.ts"
 
-export const openSource = (path: string, format: Format): Source =>
-  format === "csv" ? csvSource(path) : format === "jsonl" ? jsonlSource(path) : parquetSource(path)
+/** `encoding` applies to the text formats; Parquet strings are UTF-8 by the format's definition. */
+export const openSource = (path: string, format: Format, encoding: Encoding = DefaultEncoding): Source =>
+  format === "csv" ? csvSource(path, encoding) : format === "jsonl" ? jsonlSource(path, encoding) : parquetSource(path)
