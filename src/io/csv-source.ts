@@ -6,6 +6,7 @@
 import { parse } from "csv-parse"
 import { Stream } from "effect"
 import { DefaultEncoding, type Encoding, openDecoded } from "./encoding.ts"
+import { csvResync } from "./csv-resync.ts"
 import { type Source, SourceError, type SourceItem } from "./source.ts"
 
 const MAX_RECORD_BYTES = 16 * 1024 * 1024
@@ -21,7 +22,9 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): S
     let drift = 0
     const input = openDecoded(path, encoding)
     type Raw = { record: Record<string, string>; raw: string; info: { lines: number; error?: Error } }
-    const parser = input.stream.pipe(
+    const resync = csvResync(MAX_RECORD_BYTES)
+    input.stream.on("error", (e) => resync.transform.destroy(e))
+    const parser = input.stream.pipe(resync.transform).pipe(
       parse({
         columns: true,
         bom: true,
@@ -45,8 +48,8 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): S
       })
     )
     // A read error (the file vanished, a directory) reaches the reader as the parser's error.
-    input.stream.on("error", (e) => parser.destroy(e))
-    return { parser, skipped, invalid: input.invalid }
+    resync.transform.on("error", (e) => parser.destroy(e))
+    return { parser, skipped, invalid: input.invalid, brokenRow: resync.brokenRow }
   }
 
   return {
@@ -66,7 +69,7 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): S
       }),
     items: () =>
       Stream.suspend(() => {
-        const { parser, skipped, invalid } = open()
+        const { parser, skipped, invalid, brokenRow } = open()
         let ordinal = 0
         const drainSkipped = (beforeLine: number): Array<SourceItem> => {
           const out: Array<SourceItem> = []
@@ -83,6 +86,11 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): S
         ).pipe(
           Stream.mapConcat((row): Array<SourceItem> => {
             const items = drainSkipped(row.line)
+            const broken = brokenRow(Object.values(row.record)[0])
+            if (broken !== undefined) {
+              items.push({ _tag: "Reject", ordinal: ordinal++, line: broken.line, reason: broken.reason, raw: broken.raw })
+              return items
+            }
             const body = row.raw.replace(/\r?\n?$/, "")
             const undecodable = invalid(row.line, row.line + (body.match(/\n/g)?.length ?? 0), body)
             if (undecodable !== undefined) {
