@@ -33,6 +33,8 @@ export const makeLimiter = (settings: LimiterSettings) =>
     const max = Math.max(1, settings.maxConcurrency)
     const pinned = settings.rpm !== undefined && settings.rpm > 0
     const interval = pinned ? 60_000 / settings.rpm! : 0
+    // The bucket's depth beyond one start, as time: (burst − 1) intervals, burst = one second's worth.
+    const burstSlack = pinned ? (Math.max(1, Math.floor(settings.rpm! / 60)) - 1) * interval : 0
     const discovery =
       !pinned && settings.discover !== undefined && settings.discover !== false
         ? makeRateDiscovery(settings.discover === true ? {} : settings.discover)
@@ -44,6 +46,12 @@ export const makeLimiter = (settings: LimiterSettings) =>
     let cap = max
     let inFlight = 0
     let nextStart = 0
+    // GCRA's theoretical arrival time: when the bucket would be full again (a configured rate).
+    let tat = Number.NEGATIVE_INFINITY
+    // Starts drawn but not yet due, and the pause epoch they were drawn in: a pause gives their
+    // tokens back, so the bucket is full, not pledged ahead, when the pause ends.
+    let waiting = 0
+    let epoch = 0
     let pausedUntil = 0
     // FIFO of workers waiting for a slot; a released slot is handed to the first one.
     const waiters: Array<Deferred.Deferred<void>> = []
@@ -101,7 +109,29 @@ export const makeLimiter = (settings: LimiterSettings) =>
           yield* Effect.sleep(Duration.millis(pausedUntil - now))
           now = yield* Clock.currentTimeMillis
         }
-        const step = discovery !== undefined ? discovery.intervalMs() : interval
+        if (discovery === undefined) {
+          if (interval === 0) return now
+          // A token bucket: start now while tokens are left, else when the next one drips in.
+          const at = Math.max(now, tat - burstSlack)
+          tat = Math.max(tat, at) + interval
+          if (at <= now) return now
+          const drawnIn = epoch
+          waiting++
+          yield* Effect.sleep(Duration.millis(at - now)).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                if (epoch !== drawnIn) return
+                waiting--
+                if (exit._tag === "Failure") tat -= interval // interrupted: the token goes back
+              })
+            )
+          )
+          // A pause began meanwhile: its token was given back; wait the pause out and draw again.
+          if (epoch === drawnIn) return at
+          continue
+        }
+        // Discovering: evenly paced at the learnt rate (its AIMD measures what the service accepts).
+        const step = discovery.intervalMs()
         if (step === 0) return now
         const at = Math.max(now, nextStart)
         nextStart = at + step
@@ -170,7 +200,14 @@ export const makeLimiter = (settings: LimiterSettings) =>
 
     function pauseFor(d: Duration.Duration) {
       return Clock.currentTimeMillis.pipe(
-        Effect.map((now) => void (pausedUntil = Math.max(pausedUntil, now + Duration.toMillis(d))))
+        Effect.map((now) => {
+          const until = now + Duration.toMillis(d)
+          if (until <= pausedUntil) return
+          pausedUntil = until
+          tat -= waiting * interval
+          waiting = 0
+          epoch++
+        })
       )
     }
   })
