@@ -3,7 +3,8 @@
  * own bucket never drains), a concurrency cap, and pauses of every worker of the model
  * (Retry-After, 503). Two ways to meet a 429:
  * - a configured rpm: the concurrency cap halves and grows back by one per window of successes
- *   (AIMD on concurrency), and every worker pauses for the Retry-After;
+ *   (AIMD on concurrency), every worker pauses for the Retry-After, and the burst is dropped (the
+ *   service's bucket is smaller than one second's worth): starts are evenly paced from then on;
  * - no rpm (`discover`): the rate itself is learnt (rate-discovery.ts: AIMD on the rate, from the
  *   accepted rate the service allowed); the cap stays, since halving it would cut throughput when
  *   answers are slow while doing nothing the paced rate does not do better. A short Retry-After
@@ -33,8 +34,13 @@ export const makeLimiter = (settings: LimiterSettings) =>
     const max = Math.max(1, settings.maxConcurrency)
     const pinned = settings.rpm !== undefined && settings.rpm > 0
     const interval = pinned ? 60_000 / settings.rpm! : 0
-    // The bucket's depth beyond one start, as time: (burst − 1) intervals, burst = one second's worth.
-    const burstSlack = pinned ? (Math.max(1, Math.floor(settings.rpm! / 60)) - 1) * interval : 0
+    // The bucket's depth beyond one start, as time: (burst − 1) intervals. The burst is one second's
+    // worth less 100 ms' worth: the service's bucket (one second's worth, as the emulator's) is then
+    // never drained to its last token, so requests arriving a little bunched are not refused.
+    const perSecond = pinned ? settings.rpm! / 60 : 0
+    const burst = Math.max(1, Math.floor(perSecond) - Math.max(1, Math.round(perSecond / 10)))
+    // A 429 at the configured rate says the service's bucket is smaller than that: no burst from then on.
+    let burstSlack = pinned ? (burst - 1) * interval : 0
     const discovery =
       !pinned && settings.discover !== undefined && settings.discover !== false
         ? makeRateDiscovery(settings.discover === true ? {} : settings.discover)
@@ -111,7 +117,10 @@ export const makeLimiter = (settings: LimiterSettings) =>
         }
         if (discovery === undefined) {
           if (interval === 0) return now
-          // A token bucket: start now while tokens are left, else when the next one drips in.
+          // A token bucket: start now while tokens are left, else when the next one drips in. It
+          // starts empty: the first second is paced evenly, so the service's bucket, full at the
+          // start, keeps its depth as margin; only time lost later (a pause) is made up by a burst.
+          if (tat === Number.NEGATIVE_INFINITY) tat = now + burstSlack
           const at = Math.max(now, tat - burstSlack)
           tat = Math.max(tat, at) + interval
           if (at <= now) return now
@@ -176,6 +185,10 @@ export const makeLimiter = (settings: LimiterSettings) =>
             return retryAfter
           }
           cap = Math.max(1, cap / 2)
+          if (burstSlack > 0) {
+            burstSlack = 0
+            tat = Math.max(tat, (yield* Clock.currentTimeMillis) + interval)
+          }
           if (retryAfter !== undefined) yield* pauseFor(retryAfter)
           return undefined
         }),

@@ -15,8 +15,11 @@ const o200k = (): Encoding => (encoding ??= createRequire(import.meta.url)("gpt-
 
 export const countTokens = (text: string): number => (text.length === 0 ? 0 : o200k().countTokens(text))
 
+/** True when `text` is surely at most `limit` tokens without tokenizing it (UTF-8 bytes within the limit). */
+export const surelyWithinTokens = (text: string, limit: number): boolean => text.length <= limit && utf8Bytes(text) <= limit
+
 /** True when `text` is at most `limit` tokens; cheap for texts that are obviously short. */
 export const withinTokens = (text: string, limit: number): boolean => {
-  if (text.length <= limit && utf8Bytes(text) <= limit) return true
+  if (surelyWithinTokens(text, limit)) return true
   return o200k().isWithinTokenLimit(text, limit) !== false
 }

@@ -8,7 +8,7 @@ import { Effect, Schema } from "effect"
 import { column, ColumnType } from "../io/columns.ts"
 import { Models } from "../service/limits.ts"
 import { type CategoryCode, CategoryCodes, parseVerdict } from "../service/moderation.ts"
-import { countTokens } from "../service/tokens.ts"
+import { countTokens, surelyWithinTokens } from "../service/tokens.ts"
 import { chunkText } from "./chunking.ts"
 import type { Condition } from "../engine/condition.ts"
 import { defineStageType, FieldList } from "./stage-type.ts"
@@ -86,7 +86,9 @@ export const moderate = (options: ModerateOptions): Stage => {
         if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(field)} is missing` })
         if (value === null) continue
         const text = typeof value === "string" ? value : String(value)
-        for (const chunk of chunkText(text, limit, countTokens)) if (chunk.trim() !== "") requests.push(request(chunk))
+        // Most texts are short: no tokenizing when their UTF-8 bytes are within the limit.
+        const chunks = surelyWithinTokens(text, limit) ? [text] : chunkText(text, limit, countTokens)
+        for (const chunk of chunks) if (chunk.trim() !== "") requests.push(request(chunk))
       }
       return prepared(requests, assemble)
     })

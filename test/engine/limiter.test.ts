@@ -6,19 +6,17 @@ import { defaultRetryPolicy, withRetry } from "../../src/engine/retry.ts"
 import { RateLimitedError } from "../../src/service/errors.ts"
 
 describe("limiter", () => {
-  it.effect("a configured rate is a token bucket: one second's worth at once, then one start per 60/rpm s", () =>
+  it.effect("a configured rate is a token bucket, empty at first: even starts, then a burst of what idle time refilled", () =>
     Effect.gen(function* () {
-      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 }) // 10/s: burst 10, then one per 100 ms
-      const fiber = yield* Effect.fork(
-        Effect.forEach(
-          Array.from({ length: 15 }, (_, i) => i),
-          () => limiter.run(Effect.clockWith((c) => c.currentTimeMillis)),
-          { concurrency: "unbounded" }
-        )
-      )
+      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 }) // 10/s: burst 10 − 1 margin, one start per 100 ms
+      const now = limiter.run(Effect.clockWith((c) => c.currentTimeMillis))
+      const first = yield* Effect.fork(Effect.forEach(Array.from({ length: 5 }), () => now, { concurrency: "unbounded" }))
+      yield* TestClock.adjust(Duration.seconds(1))
+      expect([...(yield* Fiber.join(first))].sort((a, b) => a - b)).toEqual([0, 100, 200, 300, 400])
+      yield* TestClock.adjust(Duration.seconds(2)) // idle: the bucket refills
+      const later = yield* Effect.fork(Effect.forEach(Array.from({ length: 12 }), () => now, { concurrency: "unbounded" }))
       yield* TestClock.adjust(Duration.seconds(2))
-      const times = [...(yield* Fiber.join(fiber))].sort((a, b) => a - b)
-      expect(times).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 200, 300, 400, 500])
+      expect([...(yield* Fiber.join(later))].sort((a, b) => a - b)).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3100, 3200, 3300])
     })
   )
 
@@ -29,18 +27,30 @@ describe("limiter", () => {
       const ask = limiter.run(Effect.clockWith((c) => c.currentTimeMillis).pipe(Effect.tap((t) => Effect.sync(() => starts.push(t)))))
       // A steady stream of work, as a job's workers give: 60 requests, 20 at a time.
       const fiber = yield* Effect.fork(Effect.forEach(Array.from({ length: 60 }), () => ask, { concurrency: 20, discard: true }))
-      yield* TestClock.adjust(Duration.millis(1500)) // burst of 10 at 0, then 100..1500: 25 starts
-      expect(starts.length).toBe(25)
+      yield* TestClock.adjust(Duration.millis(1500)) // 0, 100, …, 1500: 16 starts
+      expect(starts.length).toBe(16)
       yield* limiter.pauseFor(Duration.seconds(1)) // e.g. a Retry-After
       yield* TestClock.adjust(Duration.seconds(1))
-      // At the end of the pause the bucket holds one second's worth again: 10 start at once…
-      expect(starts.filter((t) => t === 2500).length).toBe(10)
+      // At the end of the pause the bucket holds its burst again: 9 start at once…
+      expect(starts.filter((t) => t === 2500).length).toBe(9)
       yield* TestClock.adjust(Duration.seconds(5))
       yield* Fiber.join(fiber)
       // …then one per 100 ms; over any 1-second window, at most the burst plus the rate.
       expect(starts.length).toBe(60)
       for (const t of starts) expect(starts.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(20)
-      expect(Math.max(...starts)).toBe(2500 + 100 * 25)
+      expect(Math.max(...starts)).toBe(2500 + 100 * 35)
+    })
+  )
+
+  it.effect("after a 429 at the configured rate, starts are evenly paced (the service's bucket is smaller)", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 })
+      yield* limiter.onRateLimited(undefined)
+      const fiber = yield* Effect.fork(
+        Effect.forEach(Array.from({ length: 5 }), () => limiter.run(Effect.clockWith((c) => c.currentTimeMillis)), { concurrency: "unbounded" })
+      )
+      yield* TestClock.adjust(Duration.seconds(2))
+      expect([...(yield* Fiber.join(fiber))].sort((a, b) => a - b)).toEqual([100, 200, 300, 400, 500])
     })
   )
 

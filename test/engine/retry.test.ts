@@ -103,7 +103,7 @@ describe("withRetry", () => {
 
   it.effect("a 503 without Retry-After backs off that request alone; the model's other workers go on", () =>
     Effect.gen(function* () {
-      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 4 })
+      const limiter = yield* makeLimiter({ maxConcurrency: 4 })
       const failing = scripted([server(503)])
       const fiber = yield* Effect.fork(withRetry(limiter, defaultRetryPolicy, events().hooks, failing.attempt))
       yield* TestClock.adjust(Duration.millis(1))
