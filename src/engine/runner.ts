@@ -25,6 +25,7 @@ import type { RunStats } from "./run-stats.ts"
 import type { Fields, Pipeline, Prepared, StageRequest } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
+import { approximateBytes } from "./byte-gate.ts"
 import { makeRequestBudget } from "./request-budget.ts"
 
 export interface RunSettings {
@@ -79,6 +80,9 @@ export interface RunSummary {
   /** What the output pass changed in the vector store. */
   readonly store?: StoreChanges
 }
+
+/** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024
 
 /** Records whose stored answers are read in one query. */
 const WINDOW = 512
@@ -227,6 +231,8 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         items: records,
         workers: settings.recordConcurrency,
         process,
+        sizeOf: (record) => approximateBytes(record.fields),
+        maxBytes: MAX_QUEUED_BYTES,
         // After a stop nothing new is sent; what was sent is answered and kept, then the run ends.
         stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(Effect.tap(() => budget.halt)),
         grace: settings.grace,

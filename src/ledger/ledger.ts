@@ -11,6 +11,7 @@ import Database from "better-sqlite3"
 import { Context, Data, Deferred, Effect, Either, Layer, Option, Queue, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
+import { makeByteGate } from "../engine/byte-gate.ts"
 import { migrations } from "./migrations.ts"
 import {
   decodeFloat32Vector,
@@ -146,6 +147,8 @@ export interface LedgerOptions {
   readonly batchSize?: number
   /** How long the writer lets a batch gather before committing (ms). */
   readonly lingerMs?: number
+  /** Most bytes of writes queued for the writer (default 32 MiB); beside `batchSize` operations. */
+  readonly maxQueuedBytes?: number
   /** Called after each commit with the answer keys it made durable. */
   readonly onCommit?: (answerKeys: ReadonlyArray<string>) => void
 }
@@ -207,9 +210,29 @@ const decodeStats = Schema.decodeUnknownSync(Schema.parseJson(RunStatsSnapshot))
 const encodeStats = Schema.encodeSync(Schema.parseJson(RunStatsSnapshot))
 const decodeCurrentOutput = Schema.decodeUnknownEither(RecordOutputJson)
 const decodeLegacyOutput = Schema.decodeUnknownSync(LegacyRecordOutputJson)
-const decodeOutput = (json: string): RecordOutput =>
-  Either.getOrElse(decodeCurrentOutput(json), () => ({ keys: [], rows: decodeLegacyOutput(json) as RecordOutput["rows"] }))
-const encodeOutput = Schema.encodeSync(RecordOutputJson)
+/** The current shape, checked by hand: this runs for every record of every output pass. */
+const isCurrentOutput = (u: unknown): u is RecordOutput => {
+  if (u === null || typeof u !== "object" || Array.isArray(u)) return false
+  const { keys, rows } = u as { keys?: unknown; rows?: unknown }
+  if (!Array.isArray(keys) || !Array.isArray(rows)) return false
+  for (const k of keys) if (typeof k !== "string") return false
+  for (const r of rows) if (r === null || typeof r !== "object" || Array.isArray(r)) return false
+  return true
+}
+const decodeOutput = (json: string): RecordOutput => {
+  try {
+    const parsed: unknown = JSON.parse(json)
+    if (isCurrentOutput(parsed)) return parsed
+  } catch {
+    // not JSON: the Schema below says why
+  }
+  return Either.getOrElse(decodeCurrentOutput(json), () => ({ keys: [], rows: decodeLegacyOutput(json) as RecordOutput["rows"] }))
+}
+/**
+ * The engine builds outcomes itself (RecordOutput's encoded side is its JSON: strings and plain
+ * row objects), so they are written with JSON.stringify, not re-checked by the Schema per record.
+ */
+const encodeOutput = (output: RecordOutput): string => JSON.stringify(output)
 const decodeError = Schema.decodeUnknownSync(FailureInfoJson)
 const encodeError = Schema.encodeSync(FailureInfoJson)
 
@@ -273,6 +296,10 @@ export const makeLedger = (options: LedgerOptions) =>
     const pending = new Map<string, { json: Stored; at: number }>()
     const batchSize = options.batchSize ?? 2000
     const queue = yield* Queue.bounded<WriteOp>(batchSize)
+    // Queued writes are bounded in bytes too (long answers): a writer behind does not fill the memory.
+    const gate = makeByteGate(options.maxQueuedBytes ?? 32 * 1024 * 1024)
+    const bytesOf = (op: WriteOp) =>
+      op._tag === "Answer" ? (typeof op.json === "string" ? 2 * op.json.length : op.json.byteLength) : op._tag === "Record" ? 2 * ((op.output?.length ?? 0) + (op.error?.length ?? 0)) : 0
     const commit = db.transaction((ops: ReadonlyArray<WriteOp>) => {
       const now = Date.now()
       for (const op of ops) {
@@ -294,6 +321,7 @@ export const makeLedger = (options: LedgerOptions) =>
         catch: (e) => new LedgerError({ path: options.path, detail: `write failed: ${(e as Error).message}` })
       })
       for (const op of list) if (op._tag === "Answer" && pending.get(op.entry.key)?.json === op.json) pending.delete(op.entry.key)
+      for (const op of list) gate.release(bytesOf(op))
       options.onCommit?.(list.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
       for (const op of list) if (op._tag === "Flush") yield* Deferred.succeed(op.done, undefined)
     }).pipe(Effect.forever)
@@ -332,6 +360,10 @@ export const makeLedger = (options: LedgerOptions) =>
                 const n = del.run(r.id).changes
                 if (n > 0) trimmed.push(r.id)
                 records += n
+              }
+              // No answer old enough to go: no need to list every kept record's keys (a scan of all records).
+              if (db.prepare<[number], { one: number }>("SELECT 1 AS one FROM answers WHERE created_at < ? LIMIT 1").get(answersBefore) === undefined) {
+                return { records, answers: 0 }
               }
               // Answers still used by a kept record (of any job in this ledger) stay, however old.
               db.exec("CREATE TEMP TABLE IF NOT EXISTS kept_keys (k TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept_keys;")
@@ -399,7 +431,8 @@ export const makeLedger = (options: LedgerOptions) =>
         Effect.suspend(() => {
           const json = codecFor(schema).encode(value)
           pending.set(entry.key, { json, at: Date.now() })
-          return Queue.offer(queue, { _tag: "Answer", entry, json })
+          const op: WriteOp = { _tag: "Answer", entry, json }
+          return Effect.zipRight(gate.admit(bytesOf(op)), Queue.offer(queue, op))
         }),
       record: (runId, ordinal) =>
         Effect.sync(() => {
@@ -409,14 +442,13 @@ export const makeLedger = (options: LedgerOptions) =>
       records: (runId, fromOrdinal, limit) =>
         Effect.sync(() => q.records.all(runId, fromOrdinal, limit).map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))),
       putRecord: (runId, ordinal, key, outcome) =>
-        Effect.suspend(() =>
-          Queue.offer(
-            queue,
+        Effect.suspend(() => {
+          const op: WriteOp =
             outcome._tag === "Done"
               ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
               : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
-          )
-        ),
+          return Effect.zipRight(gate.admit(bytesOf(op)), Queue.offer(queue, op))
+        }),
       flush,
       lastRun: (job) => Effect.sync(() => Option.map(Option.fromNullable(q.lastRun.get(job)), toRun)),
       run: (id) => Effect.sync(() => Option.map(Option.fromNullable(q.runById.get(id)), toRun)),
