@@ -1,5 +1,6 @@
 /**
- * The performance table (not a test): what `npm run bench` prints. The emulator runs in this
+ * The performance table (not a test): what `npm run bench` prints (then `npm run bench:all` runs
+ * the older per-area scripts: service, engine, chunking, vectors, start-up). The emulator runs in this
  * process (it logs what it answers); every job runs as its own `svc-batch run` process, as a user
  * would run it; the bare client runs as its own process too.
  *   npm run bench [-- rate cold memory]        (default: all three groups)
@@ -56,17 +57,17 @@ interface JobResult {
 }
 
 /** Runs `node <args>` as a child process; wall time, CPU ms and peak RSS (VmHWM) from /proc. */
-const runProcess = (args: ReadonlyArray<string>, env: Record<string, string>, allowFail = false) =>
+const runProcess = (command: string, args: ReadonlyArray<string>, env: Record<string, string>, allowFail = false) =>
   new Promise<JobResult>((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
     let peakKiB = 0
     let cpuTicks = 0
-    // The job may re-exec itself (a heap limit): follow its children too.
+    // `env -S node …` execs node in the same process; children (if any) are followed too.
     const pids = () => {
       const out = [child.pid!]
       try {
@@ -98,7 +99,8 @@ const runProcess = (args: ReadonlyArray<string>, env: Record<string, string>, al
     })
   })
 
-const runJob = (job: string, url: string, allowFail = false) => runProcess([BIN, "run", job], { SVC_BASE_URL: url, SVC_API_KEY: KEY }, allowFail)
+// The bin as an installed command runs it (its shebang's node flags apply), as a user would.
+const runJob = (job: string, url: string, allowFail = false) => runProcess(BIN, ["run", job], { SVC_BASE_URL: url, SVC_API_KEY: KEY }, allowFail)
 
 const lines = (path: string) => {
   try {
@@ -153,7 +155,7 @@ if (wanted("cold") || wanted("warm")) {
   const input = join(dir, "cold.jsonl")
   const n = 50_000
   await writeCorpus(input, n)
-  const bare = await runProcess([TSX, join(root, "test/bench/bare-client.ts"), emu.url, KEY, "20000"], {})
+  const bare = await runProcess(process.execPath, [TSX, join(root, "test/bench/bare-client.ts"), emu.url, KEY, "20000"], {})
   const client = JSON.parse(bare.stdout.trim().split("\n").at(-1)!) as { cpuMsPerRequest: number; perSecond: number }
   requests = 0
   const job = writeJob("cold", input, `  concurrency: 64\n  records: 256\n`)
