@@ -11,7 +11,7 @@ type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base")
 // Loaded on first use (its tables take ~0.15 s and ~30 MB): commands that never count tokens, and
 // texts short enough to skip counting, never pay for it. Its CommonJS build loads synchronously.
 let encoding: Encoding | undefined
-const o200k = (): Encoding => (encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding)
+export const o200k = (): Encoding => (encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding)
 
 export const countTokens = (text: string): number => (text.length === 0 ? 0 : o200k().countTokens(text))
 
