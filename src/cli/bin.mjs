@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-old-space-size=256
+// The heap limit: a job streams (its live heap stays under ~80 MiB), but left to itself V8 sizes
+// the heap to the machine and lets garbage pile up to ~400 MiB before collecting. Run as
+// `node src/cli/bin.mjs`, pass it yourself (`node --max-old-space-size=512 src/cli/bin.mjs …`).
 // Entry of the `svc-batch` bin. Runs the compiled JavaScript in dist/ (built by `npm run build`,
 // which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
 // otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.

@@ -4,10 +4,10 @@
  * the model's limiter and the retry policy. New answers go to the ledger's writer; until it
  * commits them they are served from its memory.
  */
-import { Deferred, Effect, Option } from "effect"
+import { Deferred, Effect, FiberId, Option } from "effect"
 import { createHash } from "node:crypto"
 import { TextService } from "../service/client.ts"
-import type { LedgerService } from "../ledger/ledger.ts"
+import { decodeAnswer, type LedgerService } from "../ledger/ledger.ts"
 import { makeCircuitBreaker } from "./circuit-breaker.ts"
 import { type Limiter, makeLimiter } from "./limiter.ts"
 import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
@@ -44,7 +44,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
   Effect.gen(function* () {
     const service = yield* TextService
     const limiters = new Map<string, Limiter>()
-    const inflight = new Map<string, Deferred.Deferred<unknown, RequestFailed | JobAborted>>()
+    const inflight = new Map<string, InFlight>()
     const events = { onRetry: () => stats.retry(), on429: () => stats.rateLimited() }
     const breaker = makeCircuitBreaker(settings.breakerThreshold)
 
@@ -95,48 +95,92 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
           yield* ledger
             .putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)
             .pipe(Effect.mapError((e) => new JobAborted({ reason: e.message })))
+          remember(key, answered.value)
         }
         return answered.value
       })
 
+    // A request in flight; the Deferred its later askers wait on is made only when one comes.
+    interface InFlight {
+      waiters: Deferred.Deferred<unknown, RequestFailed | JobAborted> | undefined
+    }
+    const waitFor = (running: InFlight) => Deferred.await((running.waiters ??= Deferred.unsafeMake(FiberId.none)))
+
     const sendOnce = (request: StageRequest, key: string) =>
-      Effect.gen(function* () {
-        const d = yield* Deferred.make<unknown, RequestFailed | JobAborted>()
-        inflight.set(key, d)
-        return yield* send(request, key).pipe(
-          Effect.exit,
-          Effect.tap((exit) => Deferred.done(d, exit)),
-          Effect.ensuring(Effect.sync(() => inflight.delete(key))),
-          Effect.flatten
-        )
-      }).pipe(
-        // An interrupted asker must not leave waiters hanging.
-        Effect.onInterrupt(() =>
+      Effect.suspend(() => {
+        const entry: InFlight = { waiters: undefined }
+        inflight.set(key, entry)
+        // Also when the asker is interrupted: waiters must not hang.
+        return Effect.onExit(send(request, key), (exit) =>
           Effect.suspend(() => {
-            const d = inflight.get(key)
-            inflight.delete(key)
-            return d ? Deferred.interrupt(d) : Effect.void
+            if (inflight.get(key) === entry) inflight.delete(key)
+            return entry.waiters === undefined ? Effect.void : Deferred.done(entry.waiters, exit)
           })
         )
-      )
+      })
+
+    // Answers read ahead for a window of records (one query per window, decoded once), and the
+    // window before it (its last records may still be queued for the workers). A key read and not
+    // found is asked of the service without another lookup; its answer, once received, is kept
+    // with the window for the window's other records with the same text.
+    interface Window {
+      readonly known: Map<string, unknown>
+      readonly missing: Set<string>
+    }
+    const emptyWindow = (): Window => ({ known: new Map(), missing: new Set() })
+    let current = emptyWindow()
+    let previous = emptyWindow()
+    const remember = (key: string, value: unknown) => {
+      for (const w of [current, previous]) if (w.missing.delete(key)) w.known.set(key, value)
+    }
+    const sinceFor = settings.cache === "refresh" ? since : 0
+    /** Reads the stored answers of these requests in one query; later asks for them cost nothing. */
+    const prefetch = (requests: ReadonlyArray<StageRequest>): Effect.Effect<void> => {
+      if (settings.cache === "off" || requests.length === 0) return Effect.void
+      const keys = requests.map(keyOf)
+      return Effect.map(ledger.answersFor(keys, sinceFor), (found) => {
+        const next = emptyWindow()
+        for (let i = 0; i < requests.length; i++) {
+          const key = keys[i]!
+          if (next.known.has(key) || next.missing.has(key)) continue
+          const stored = found.get(key)
+          // An answer stored in another shape (an older version of the stage) is not reused.
+          const value = stored === undefined ? Option.none() : decodeAnswer(stored, requests[i]!.answer)
+          if (Option.isSome(value)) next.known.set(key, value.value)
+          else next.missing.add(key)
+        }
+        previous = current
+        current = next
+      })
+    }
+    /** Whether every one of these requests has its answer read ahead. */
+    const allKnown = (requests: ReadonlyArray<StageRequest>): boolean => {
+      for (const r of requests) if (!current.known.has(keyOf(r))) return false
+      return true
+    }
 
     // The hot path of a warm rerun: no generator, a stored answer returned synchronously.
     const ask: Ask = (request) => {
       const key = keyOf(request)
+      const window = current.known.has(key) || current.missing.has(key) ? current : previous
+      if (window.known.has(key)) {
+        stats.cacheHit()
+        return Effect.succeed(window.known.get(key))
+      }
       const fresh = () => {
         const running = inflight.get(key)
         if (running) {
           stats.cacheHit()
-          return Deferred.await(running)
+          return waitFor(running)
         }
         return sendOnce(request, key)
       }
-      if (settings.cache === "off") return Effect.suspend(fresh)
+      if (settings.cache === "off" || window.missing.has(key)) return Effect.suspend(fresh)
       return Effect.flatMap(ledger.answer(key, request.answer, settings.cache === "refresh" ? since : 0), (stored) => {
         if (Option.isNone(stored)) return fresh()
         stats.cacheHit()
         return Effect.succeed(stored.value)
       })
     }
-    return { ask, keyOf }
+    return { ask, keyOf, prefetch, allKnown }
   })

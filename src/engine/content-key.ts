@@ -10,5 +10,18 @@ export const canonicalJson = (value: unknown): string =>
       : v
   )
 
+// A stage passes the same parameters object for every request: its canonical JSON is computed once.
+const prefixes = new WeakMap<object, { readonly endpoint: string; readonly model: string; readonly json: string }>()
+const prefixOf = (r: Pick<StageRequest, "endpoint" | "model" | "params">): string => {
+  const params = r.params
+  if (params === null || typeof params !== "object") return canonicalJson([r.endpoint, r.model, params ?? null])
+  const cached = prefixes.get(params)
+  if (cached !== undefined && cached.endpoint === r.endpoint && cached.model === r.model) return cached.json
+  const json = canonicalJson([r.endpoint, r.model, params])
+  // Requests are plain data: parameters are never mutated once a request is made.
+  prefixes.set(params, { endpoint: r.endpoint, model: r.model, json })
+  return json
+}
+
 export const contentKey = (r: Pick<StageRequest, "endpoint" | "model" | "params" | "text">): string =>
-  createHash("sha256").update(canonicalJson([r.endpoint, r.model, r.params ?? null])).update("\u0000").update(r.text).digest("base64url")
+  createHash("sha256").update(prefixOf(r)).update("\u0000").update(r.text).digest("base64url")

@@ -3,7 +3,8 @@
  * own bucket never drains), a concurrency cap, and pauses of every worker of the model
  * (Retry-After, 503). Two ways to meet a 429:
  * - a configured rpm: the concurrency cap halves and grows back by one per window of successes
- *   (AIMD on concurrency), and every worker pauses for the Retry-After;
+ *   (AIMD on concurrency), every worker pauses for the Retry-After, and the burst is dropped (the
+ *   service's bucket is smaller than one second's worth): starts are evenly paced from then on;
  * - no rpm (`discover`): the rate itself is learnt (rate-discovery.ts: AIMD on the rate, from the
  *   accepted rate the service allowed); the cap stays, since halving it would cut throughput when
  *   answers are slow while doing nothing the paced rate does not do better. A short Retry-After
@@ -33,6 +34,13 @@ export const makeLimiter = (settings: LimiterSettings) =>
     const max = Math.max(1, settings.maxConcurrency)
     const pinned = settings.rpm !== undefined && settings.rpm > 0
     const interval = pinned ? 60_000 / settings.rpm! : 0
+    // The bucket's depth beyond one start, as time: (burst − 1) intervals. The burst is one second's
+    // worth less 100 ms' worth: the service's bucket (one second's worth, as the emulator's) is then
+    // never drained to its last token, so requests arriving a little bunched are not refused.
+    const perSecond = pinned ? settings.rpm! / 60 : 0
+    const burst = Math.max(1, Math.floor(perSecond) - Math.max(1, Math.round(perSecond / 10)))
+    // A 429 at the configured rate says the service's bucket is smaller than that: no burst from then on.
+    let burstSlack = pinned ? (burst - 1) * interval : 0
     const discovery =
       !pinned && settings.discover !== undefined && settings.discover !== false
         ? makeRateDiscovery(settings.discover === true ? {} : settings.discover)
@@ -44,6 +52,12 @@ export const makeLimiter = (settings: LimiterSettings) =>
     let cap = max
     let inFlight = 0
     let nextStart = 0
+    // GCRA's theoretical arrival time: when the bucket would be full again (a configured rate).
+    let tat = Number.NEGATIVE_INFINITY
+    // Starts drawn but not yet due, and the pause epoch they were drawn in: a pause gives their
+    // tokens back, so the bucket is full, not pledged ahead, when the pause ends.
+    let waiting = 0
+    let epoch = 0
     let pausedUntil = 0
     // FIFO of workers waiting for a slot; a released slot is handed to the first one.
     const waiters: Array<Deferred.Deferred<void>> = []
@@ -101,7 +115,32 @@ export const makeLimiter = (settings: LimiterSettings) =>
           yield* Effect.sleep(Duration.millis(pausedUntil - now))
           now = yield* Clock.currentTimeMillis
         }
-        const step = discovery !== undefined ? discovery.intervalMs() : interval
+        if (discovery === undefined) {
+          if (interval === 0) return now
+          // A token bucket: start now while tokens are left, else when the next one drips in. It
+          // starts empty: the first second is paced evenly, so the service's bucket, full at the
+          // start, keeps its depth as margin; only time lost later (a pause) is made up by a burst.
+          if (tat === Number.NEGATIVE_INFINITY) tat = now + burstSlack
+          const at = Math.max(now, tat - burstSlack)
+          tat = Math.max(tat, at) + interval
+          if (at <= now) return now
+          const drawnIn = epoch
+          waiting++
+          yield* Effect.sleep(Duration.millis(at - now)).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                if (epoch !== drawnIn) return
+                waiting--
+                if (exit._tag === "Failure") tat -= interval // interrupted: the token goes back
+              })
+            )
+          )
+          // A pause began meanwhile: its token was given back; wait the pause out and draw again.
+          if (epoch === drawnIn) return at
+          continue
+        }
+        // Discovering: evenly paced at the learnt rate (its AIMD measures what the service accepts).
+        const step = discovery.intervalMs()
         if (step === 0) return now
         const at = Math.max(now, nextStart)
         nextStart = at + step
@@ -146,6 +185,10 @@ export const makeLimiter = (settings: LimiterSettings) =>
             return retryAfter
           }
           cap = Math.max(1, cap / 2)
+          if (burstSlack > 0) {
+            burstSlack = 0
+            tat = Math.max(tat, (yield* Clock.currentTimeMillis) + interval)
+          }
           if (retryAfter !== undefined) yield* pauseFor(retryAfter)
           return undefined
         }),
@@ -170,7 +213,14 @@ export const makeLimiter = (settings: LimiterSettings) =>
 
     function pauseFor(d: Duration.Duration) {
       return Clock.currentTimeMillis.pipe(
-        Effect.map((now) => void (pausedUntil = Math.max(pausedUntil, now + Duration.toMillis(d))))
+        Effect.map((now) => {
+          const until = now + Duration.toMillis(d)
+          if (until <= pausedUntil) return
+          pausedUntil = until
+          tat -= waiting * interval
+          waiting = 0
+          epoch++
+        })
       )
     }
   })

@@ -28,6 +28,8 @@ export interface ProcessingOptions {
   readonly referenceAnswers: boolean
   /** The key a request's answer is stored under (default: its content key). */
   readonly keyOf?: (request: StageRequest) => string
+  /** A stage's preparation of these fields made ahead (to read its answers in bulk), if any. */
+  readonly preparedAhead?: (stage: Stage, fields: Fields) => Prepared | undefined
 }
 
 const fail = (stage: string, status: string, message: string, attempts = 0) =>
@@ -101,9 +103,13 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
   }
 
   // Pipes, not generators: this runs for every record of every run (a warm rerun is all overhead).
+  const prepare = (stage: Stage, fields: Fields): Effect.Effect<Prepared, RecordFailed> => {
+    const ahead = options.preparedAhead?.(stage, fields)
+    return ahead !== undefined ? Effect.succeed(ahead) : Effect.mapError(stage.prepare(fields), (e) => fail(stage.name, "input", e.message))
+  }
+
   const runStage = (stage: Stage, fields: Fields): Effect.Effect<StageResult, RecordFailed | JobAborted> =>
-    stage.prepare(fields).pipe(
-      Effect.mapError((e) => fail(stage.name, "input", e.message)),
+    prepare(stage, fields).pipe(
       Effect.flatMap((prepared) =>
         // Every request runs to its end even when a sibling fails, so finished chunks are stored
         // for the retry; then the first failure (in request order) fails the record.

@@ -2,7 +2,9 @@
  * What to do after a failed attempt (the engine's policy, from the client's typed errors):
  * - 429: a delay, not a spent attempt (the limiter shrinks and pauses);
  * - 401: abort the whole job (every other request would fail too);
- * - 503: pause every worker of the model, then retry (a spent attempt);
+ * - 503 with Retry-After: pause every worker of the model for it, then retry (a spent attempt);
+ * - 503 without Retry-After: back off this request only (one busy instance must not idle the
+ *   other workers; the limiter's burst makes up any lost time within the limit);
  * - 500, transport, timeout, cut stream, invalid structured output: backoff with jitter, retry;
  * - 400, 404, 413, anything else: the record fails with the service's message.
  */
@@ -127,9 +129,8 @@ export const withRetry = <A, E extends ErrorLike, R>(
             return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts }))
           }
           events.onRetry()
-          const delay = c._tag === "Unavailable" && c.retryAfter !== undefined ? c.retryAfter : yield* backoff(policy, attempts)
-          if (c._tag === "Unavailable") yield* limiter.pauseFor(delay)
-          else yield* Effect.sleep(delay)
+          if (c._tag === "Unavailable" && c.retryAfter !== undefined) yield* limiter.pauseFor(c.retryAfter)
+          else yield* Effect.sleep(yield* backoff(policy, attempts))
         }
       }
     }

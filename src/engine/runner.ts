@@ -10,21 +10,22 @@
  * A stop ends the reading; records in flight finish within the grace period; the ledger is
  * flushed; the run stays resumable.
  */
-import { Duration, Effect, Fiber, Option, Schedule, Stream } from "effect"
+import { Chunk, Duration, Effect, Exit, Fiber, Option, Schedule, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
-import { Ledger } from "../ledger/ledger.ts"
+import { Ledger, type LedgerError } from "../ledger/ledger.ts"
 import type { Source, SourceRecord } from "../io/source.ts"
 import { makeKindObserver } from "../io/input-types.ts"
 import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
 import { checkOutput, writeOutputs } from "./output-pass.ts"
 import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
-import type { RetryPolicy } from "./retry.ts"
+import type { JobAborted, RequestFailed, RetryPolicy } from "./retry.ts"
 import { closeRun, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
-import type { Pipeline } from "./stage.ts"
+import type { Fields, Pipeline, Prepared, StageRequest } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
+import { approximateBytes } from "./byte-gate.ts"
 import { makeRequestBudget } from "./request-budget.ts"
 import { makeInputGuard } from "./input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
@@ -88,6 +89,12 @@ export interface RunSummary {
   readonly store?: StoreChanges
 }
 
+/** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024
+
+/** Records whose stored answers are read in one query. */
+const WINDOW = 512
+
 /** Most columns collected from a source that declares none (a guard against a key per record). */
 const MAX_COLLECTED_COLUMNS = 10_000
 
@@ -133,7 +140,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const budget = yield* makeRequestBudget(settings.maxRequests)
     let budgetSpent = false
     const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, run.startedAt)
-    const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, { referenceAnswers: settings.cache !== "off", keyOf: answers.keyOf })
+    // The first stage's preparation of each record of a window, made to read its answers in bulk.
+    const firstStage = settings.pipeline.stages[0]!
+    const ahead = new WeakMap<Fields, Prepared>()
+    const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, {
+      referenceAnswers: settings.cache !== "off",
+      keyOf: answers.keyOf,
+      preparedAhead: (stage, fields) => (stage === firstStage ? ahead.get(fields) : undefined)
+    })
 
     const process = (record: SourceRecord) => {
       const key = recordKey(settings, record)
@@ -149,17 +163,54 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         })
       )
     }
-    // Only a resumed run has records already; a new one need not look.
-    const handle = (record: SourceRecord) =>
-      resumed
-        ? Effect.flatMap(ledger.record(runId, record.ordinal), (existing) => {
-            if (Option.isSome(existing)) {
-              const failed = existing.value.outcome._tag === "Failed"
-              if (!failed || !settings.retryFailed) return Effect.sync(() => stats.recordSkipped(failed))
+    // Only a resumed run has records already (a new one need not look): read once, not per record.
+    const statuses = resumed ? yield* Effect.zipRight(ledger.flush, ledger.recordStatuses(runId)) : undefined
+    /** A record this run already finished (failed ones too, unless retried) is skipped. */
+    const skipped = (record: SourceRecord): boolean => {
+      const status = statuses?.get(record.ordinal)
+      if (status === undefined || (status === "failed" && settings.retryFailed)) return false
+      stats.recordSkipped(status === "failed")
+      return true
+    }
+    const oneStage = settings.pipeline.stages.length === 1
+    /**
+     * A window of records as read: finished ones skipped; the first stage prepared and its stored
+     * answers read in one query; a record whose every answer is known is done here, in the reading
+     * fiber (no worker, no request), and the rest go on to the workers.
+     */
+    const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
+      Effect.suspend(() => {
+        const todo: Array<SourceRecord> = []
+        for (const record of chunk) if (!skipped(record)) todo.push(record)
+        if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo))
+        const requests: Array<StageRequest> = []
+        const prepared: Array<Prepared | undefined> = []
+        for (const record of todo) {
+          let p: Prepared | undefined
+          if (firstStage.when === undefined || firstStage.when.test(record.fields)) {
+            // Stages prepare synchronously; one that does not (or fails) is prepared by its worker.
+            const result = Effect.runSyncExit(firstStage.prepare(record.fields))
+            if (Exit.isSuccess(result)) {
+              p = result.value
+              ahead.set(record.fields, p)
+              for (const r of p.requests) requests.push(r)
             }
-            return process(record)
-          })
-        : process(record)
+          }
+          prepared.push(p)
+        }
+        return Effect.flatMap(answers.prefetch(requests), () => {
+          const rest: Array<SourceRecord> = []
+          const inline: Array<SourceRecord> = []
+          for (let i = 0; i < todo.length; i++) {
+            const p = prepared[i]
+            if (oneStage && p !== undefined && answers.allKnown(p.requests)) inline.push(todo[i]!)
+            else rest.push(todo[i]!)
+          }
+          return inline.length === 0
+            ? Effect.succeed(Chunk.unsafeFromArray(rest))
+            : Effect.as(Effect.forEach(inline, process, { discard: true }), Chunk.unsafeFromArray(rest))
+        })
+      })
 
     // A source that declares no columns (JSONL): every key met while reading, in order of first
     // appearance, becomes a column of a CSV or Parquet output — not only the first record's keys.
@@ -186,13 +237,17 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         }
         stats.readReject()
         return Option.none()
-      })
+      }),
+      Stream.rechunk(WINDOW),
+      Stream.mapChunksEffect(window)
     )
     const pass = yield* Effect.either(
       runPool({
         items: records,
         workers: settings.recordConcurrency,
-        process: handle,
+        process,
+        sizeOf: (record) => approximateBytes(record.fields),
+        maxBytes: MAX_QUEUED_BYTES,
         // After a stop nothing new is sent; what was sent is answered and kept, then the run ends.
         stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(Effect.tap(() => budget.halt)),
         grace: settings.grace,

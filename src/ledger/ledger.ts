@@ -62,6 +62,19 @@ export interface StoredRecord {
   readonly outcome: RecordOutcome
 }
 
+/** A stored answer as read, before its Schema decodes it. */
+export type StoredAnswer = string | Uint8Array
+
+/** A run's recorded outcomes by ordinal: one byte per ordinal, not an object per record. */
+export interface RecordStatuses {
+  readonly get: (ordinal: number) => RecordStatus | undefined
+  readonly size: number
+}
+
+/** Decodes an answer read by `answersFor` with its request's Schema; none if stored in another shape. */
+export const decodeAnswer = <A>(stored: StoredAnswer, schema: StoredSchema<A>): Option.Option<A> =>
+  Either.getRight(codecFor(schema).decode(stored)) as Option.Option<A>
+
 export interface AnswerEntry {
   readonly key: string
   readonly endpoint: string
@@ -73,6 +86,12 @@ export interface LedgerService {
   readonly path: string
   /** A stored (or queued) answer written at or after `since` (ms), decoded; none if absent or of another shape. */
   readonly answer: <A>(key: string, schema: StoredSchema<A>, since?: number) => Effect.Effect<Option.Option<A>>
+  /**
+   * Stored (or queued) answers for many keys at once (one query, not one per key), written at or
+   * after `since`; a key is absent when it has no answer. Decode each with its request's Schema
+   * (`decodeAnswer`).
+   */
+  readonly answersFor: (keys: ReadonlyArray<string>, since?: number) => Effect.Effect<ReadonlyMap<string, StoredAnswer>>
   /** Whether an answer is stored (or queued) under `key`, without reading it. */
   readonly hasAnswer: (key: string) => Effect.Effect<boolean>
   /** A stored answer as plain JSON (to resolve a reference to it). */
@@ -80,6 +99,8 @@ export interface LedgerService {
   /** Buffers an answer (committed a few ms later); fails when an earlier commit failed (e.g. disk full). */
   readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void, LedgerError>
   readonly record: (runId: number, ordinal: number) => Effect.Effect<Option.Option<StoredRecord>>
+  /** Every committed record of a run by ordinal, done or failed, in one scan (a resumed run's done set). */
+  readonly recordStatuses: (runId: number) => Effect.Effect<RecordStatuses>
   /** A page of a run's records in ordinal order, from `fromOrdinal` on (a scan, not a lookup per record). */
   readonly records: (runId: number, fromOrdinal: number, limit: number) => Effect.Effect<ReadonlyArray<StoredRecord & { readonly ordinal: number }>>
   readonly putRecord: (runId: number, ordinal: number, key: string, outcome: RecordOutcome) => Effect.Effect<void, LedgerError>
@@ -191,9 +212,29 @@ const decodeStats = Schema.decodeUnknownSync(Schema.parseJson(RunStatsSnapshot))
 const encodeStats = Schema.encodeSync(Schema.parseJson(RunStatsSnapshot))
 const decodeCurrentOutput = Schema.decodeUnknownEither(RecordOutputJson)
 const decodeLegacyOutput = Schema.decodeUnknownSync(LegacyRecordOutputJson)
-const decodeOutput = (json: string): RecordOutput =>
-  Either.getOrElse(decodeCurrentOutput(json), () => ({ keys: [], rows: decodeLegacyOutput(json) as RecordOutput["rows"] }))
-const encodeOutput = Schema.encodeSync(RecordOutputJson)
+/** The current shape, checked by hand: this runs for every record of every output pass. */
+const isCurrentOutput = (u: unknown): u is RecordOutput => {
+  if (u === null || typeof u !== "object" || Array.isArray(u)) return false
+  const { keys, rows } = u as { keys?: unknown; rows?: unknown }
+  if (!Array.isArray(keys) || !Array.isArray(rows)) return false
+  for (const k of keys) if (typeof k !== "string") return false
+  for (const r of rows) if (r === null || typeof r !== "object" || Array.isArray(r)) return false
+  return true
+}
+const decodeOutput = (json: string): RecordOutput => {
+  try {
+    const parsed: unknown = JSON.parse(json)
+    if (isCurrentOutput(parsed)) return parsed
+  } catch {
+    // not JSON: the Schema below says why
+  }
+  return Either.getOrElse(decodeCurrentOutput(json), () => ({ keys: [], rows: decodeLegacyOutput(json) as RecordOutput["rows"] }))
+}
+/**
+ * The engine builds outcomes itself (RecordOutput's encoded side is its JSON: strings and plain
+ * row objects), so they are written with JSON.stringify, not re-checked by the Schema per record.
+ */
+const encodeOutput = (output: RecordOutput): string => JSON.stringify(output)
 const decodeError = Schema.decodeUnknownSync(FailureInfoJson)
 const encodeError = Schema.encodeSync(FailureInfoJson)
 
@@ -221,6 +262,11 @@ export const makeLedger = (options: LedgerOptions) =>
     const q = {
       answer: db.prepare<[string, number], { answer: Stored }>("SELECT answer FROM answers WHERE content_key = ? AND created_at >= ?"),
       hasAnswer: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM answers WHERE content_key = ?"),
+      // Many keys in one statement: the keys travel as one JSON array.
+      answers: db.prepare<[string, number], { content_key: string; answer: Stored }>(
+        "SELECT content_key, answer FROM answers WHERE content_key IN (SELECT value FROM json_each(?)) AND created_at >= ?"
+      ),
+      statuses: db.prepare<[number], { ordinal: number; status: RecordStatus }>("SELECT ordinal, status FROM records WHERE run_id = ?"),
       putAnswer: db.prepare(
         "INSERT INTO answers (content_key, endpoint, model, answer, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT (content_key) DO UPDATE SET answer = excluded.answer, tokens = excluded.tokens, created_at = excluded.created_at"
@@ -302,6 +348,10 @@ export const makeLedger = (options: LedgerOptions) =>
                 if (n > 0) trimmed.push(r.id)
                 records += n
               }
+              // No answer old enough to go: no need to list every kept record's keys (a scan of all records).
+              if (db.prepare<[number], { one: number }>("SELECT 1 AS one FROM answers WHERE created_at < ? LIMIT 1").get(answersBefore) === undefined) {
+                return { records, answers: 0 }
+              }
               // Answers still used by a kept record (of any job in this ledger) stay, however old.
               db.exec("CREATE TEMP TABLE IF NOT EXISTS kept_keys (k TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept_keys;")
               db.exec("INSERT OR IGNORE INTO kept_keys SELECT j.value FROM records, json_each(records.output, '$.keys') AS j WHERE records.output IS NOT NULL AND json_valid(records.output) AND json_type(records.output, '$.keys') = 'array'")
@@ -329,6 +379,35 @@ export const makeLedger = (options: LedgerOptions) =>
           if (text === undefined) return Option.none()
           // An answer stored in another shape (an older version of the stage) is not reused.
           return Either.getRight(codecFor(schema).decode(text)) as Option.Option<never>
+        }),
+      answersFor: (keys, since = 0) =>
+        Effect.sync(() => {
+          const found = new Map<string, Stored>()
+          const ask: Array<string> = []
+          for (const key of keys) {
+            const queued = pending.get(key)
+            if (queued === undefined) ask.push(key)
+            else if (queued.at >= since) found.set(key, queued.json)
+          }
+          if (ask.length > 0) for (const row of q.answers.iterate(JSON.stringify(ask), since)) found.set(row.content_key, row.answer)
+          return found
+        }),
+      recordStatuses: (runId) =>
+        Effect.sync(() => {
+          // 0: none, 1: done, 2: failed; grown as ordinals are met (they are dense from 0 or 1).
+          let bytes = new Uint8Array(1024)
+          let size = 0
+          for (const row of q.statuses.iterate(runId)) {
+            if (row.ordinal >= bytes.length) {
+              const grown = new Uint8Array(Math.max(bytes.length * 2, row.ordinal + 1))
+              grown.set(bytes)
+              bytes = grown
+            }
+            bytes[row.ordinal] = row.status === "done" ? 1 : 2
+            size++
+          }
+          const table = bytes
+          return { size, get: (ordinal: number) => (ordinal < table.length ? (table[ordinal] === 1 ? "done" : table[ordinal] === 2 ? "failed" : undefined) : undefined) }
         }),
       answerJson: (key) =>
         Effect.sync(() => {

@@ -8,7 +8,7 @@ import { Effect, Schema } from "effect"
 import { column, ColumnType } from "../io/columns.ts"
 import { Models } from "../service/limits.ts"
 import { type CategoryCode, CategoryCodes, parseVerdict } from "../service/moderation.ts"
-import { countTokens } from "../service/tokens.ts"
+import { countTokens, surelyWithinTokens } from "../service/tokens.ts"
 import { chunkText } from "./chunking.ts"
 import type { Condition } from "../engine/condition.ts"
 import { defineStageType, FieldList } from "./stage-type.ts"
@@ -90,7 +90,9 @@ export const moderate = (options: ModerateOptions): Stage => {
         const text = fieldText(field, value)
         if (text === null) continue
         if (typeof text !== "string") return text
-        for (const chunk of chunkText(text, limit, countTokens)) if (chunk.trim() !== "") requests.push(request(chunk))
+        // Most texts are short: no tokenizing when their UTF-8 bytes are within the limit.
+        const chunks = surelyWithinTokens(text, limit) ? [text] : chunkText(text, limit, countTokens)
+        for (const chunk of chunks) if (chunk.trim() !== "") requests.push(request(chunk))
       }
       // Nothing to judge (null, empty or blank text): its own verdict, never "safe" without a request.
       if (requests.length === 0) return prepared(requests, () => [{ [out.verdict]: "empty", [out.categories]: "", [out.raw]: "" }], { [EMPTY]: 1 })

@@ -6,24 +6,51 @@ import { defaultRetryPolicy, withRetry } from "../../src/engine/retry.ts"
 import { RateLimitedError } from "../../src/service/errors.ts"
 
 describe("limiter", () => {
-  it.effect("paces starts evenly at the configured requests per minute", () =>
+  it.effect("a configured rate is a token bucket, empty at first: even starts, then a burst of what idle time refilled", () =>
     Effect.gen(function* () {
-      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 }) // one start per 100 ms
-      const starts: Array<number> = []
-      const fiber = yield* Effect.fork(
-        Effect.forEach(
-          Array.from({ length: 10 }, (_, i) => i),
-          () => limiter.run(Effect.sync(() => starts.push(Date.now()))).pipe(Effect.zipRight(Effect.clockWith((c) => c.currentTimeMillis))),
-          { concurrency: "unbounded" }
-        )
-      )
-      yield* TestClock.adjust(Duration.millis(450))
-      // At 450 ms: starts at 0, 100, 200, 300, 400.
-      const times = yield* Effect.sync(() => starts.length)
-      expect(times).toBe(5)
+      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 }) // 10/s: burst 10 − 1 margin, one start per 100 ms
+      const now = limiter.run(Effect.clockWith((c) => c.currentTimeMillis))
+      const first = yield* Effect.fork(Effect.forEach(Array.from({ length: 5 }), () => now, { concurrency: "unbounded" }))
       yield* TestClock.adjust(Duration.seconds(1))
-      const clockTimes = yield* Fiber.join(fiber)
-      expect([...clockTimes].sort((a, b) => a - b)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900])
+      expect([...(yield* Fiber.join(first))].sort((a, b) => a - b)).toEqual([0, 100, 200, 300, 400])
+      yield* TestClock.adjust(Duration.seconds(2)) // idle: the bucket refills
+      const later = yield* Effect.fork(Effect.forEach(Array.from({ length: 12 }), () => now, { concurrency: "unbounded" }))
+      yield* TestClock.adjust(Duration.seconds(2))
+      expect([...(yield* Fiber.join(later))].sort((a, b) => a - b)).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3100, 3200, 3300])
+    })
+  )
+
+  it.effect("time lost to a pause is made up with the refilled burst, never above the limit", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 })
+      const starts: Array<number> = []
+      const ask = limiter.run(Effect.clockWith((c) => c.currentTimeMillis).pipe(Effect.tap((t) => Effect.sync(() => starts.push(t)))))
+      // A steady stream of work, as a job's workers give: 60 requests, 20 at a time.
+      const fiber = yield* Effect.fork(Effect.forEach(Array.from({ length: 60 }), () => ask, { concurrency: 20, discard: true }))
+      yield* TestClock.adjust(Duration.millis(1500)) // 0, 100, …, 1500: 16 starts
+      expect(starts.length).toBe(16)
+      yield* limiter.pauseFor(Duration.seconds(1)) // e.g. a Retry-After
+      yield* TestClock.adjust(Duration.seconds(1))
+      // At the end of the pause the bucket holds its burst again: 9 start at once…
+      expect(starts.filter((t) => t === 2500).length).toBe(9)
+      yield* TestClock.adjust(Duration.seconds(5))
+      yield* Fiber.join(fiber)
+      // …then one per 100 ms; over any 1-second window, at most the burst plus the rate.
+      expect(starts.length).toBe(60)
+      for (const t of starts) expect(starts.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(20)
+      expect(Math.max(...starts)).toBe(2500 + 100 * 35)
+    })
+  )
+
+  it.effect("after a 429 at the configured rate, starts are evenly paced (the service's bucket is smaller)", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 })
+      yield* limiter.onRateLimited(undefined)
+      const fiber = yield* Effect.fork(
+        Effect.forEach(Array.from({ length: 5 }), () => limiter.run(Effect.clockWith((c) => c.currentTimeMillis)), { concurrency: "unbounded" })
+      )
+      yield* TestClock.adjust(Duration.seconds(2))
+      expect([...(yield* Fiber.join(fiber))].sort((a, b) => a - b)).toEqual([100, 200, 300, 400, 500])
     })
   )
 

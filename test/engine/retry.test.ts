@@ -101,10 +101,29 @@ describe("withRetry", () => {
     })
   )
 
-  it.effect("a 503 pauses the model; a 401 aborts at once", () =>
+  it.effect("a 503 without Retry-After backs off that request alone; the model's other workers go on", () =>
     Effect.gen(function* () {
       const limiter = yield* makeLimiter({ maxConcurrency: 4 })
-      const s = scripted([server(503)])
+      const failing = scripted([server(503)])
+      const fiber = yield* Effect.fork(withRetry(limiter, defaultRetryPolicy, events().hooks, failing.attempt))
+      yield* TestClock.adjust(Duration.millis(1))
+      expect(failing.calls()).toBe(1)
+      expect((yield* limiter.state).pausedUntil).toBe(0)
+      // Another request of the same model starts at once, while the failed one waits its backoff.
+      const other = yield* Effect.fork(limiter.runTimed(Effect.void))
+      yield* TestClock.adjust(Duration.millis(1))
+      const { startedAt } = yield* Fiber.join(other)
+      expect(startedAt).toBeLessThanOrEqual(2)
+      yield* TestClock.adjust(Duration.minutes(1))
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      expect(failing.calls()).toBe(2)
+    })
+  )
+
+  it.effect("a 503 with Retry-After pauses the model; a 401 aborts at once", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 4 })
+      const s = scripted([new ServerError({ endpoint, status: 503, serviceMessage: "maintenance", retryAfter: Option.some(Duration.seconds(5)) })])
       const fiber = yield* Effect.fork(withRetry(limiter, defaultRetryPolicy, events().hooks, s.attempt))
       yield* TestClock.adjust(Duration.millis(100))
       expect((yield* limiter.state).pausedUntil).toBeGreaterThan(0)

@@ -10,7 +10,7 @@ import { RunStats } from "../../src/engine/run-stats.ts"
 import { fingerprintFile } from "../../src/io/fingerprint.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import type { Format } from "../../src/io/source.ts"
-import { Ledger, type RunStatus } from "../../src/ledger/ledger.ts"
+import { Ledger, type LedgerService, makeLedger, type RunStatus } from "../../src/ledger/ledger.ts"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { TextService } from "../../src/service/client.ts"
 import { moderate } from "../../src/stages/moderate.ts"
@@ -54,6 +54,8 @@ export interface TestRun {
   readonly pipeline?: Pipeline
   readonly overrides?: Partial<RunSettings>
   readonly timeout?: Duration.DurationInput
+  /** Wraps the ledger the run sees (e.g. to count the lookups it makes). */
+  readonly wrapLedger?: (ledger: LedgerService) => LedgerService
 }
 
 /** Runs the pipeline once; returns the summary, counters and the output paths. */
@@ -88,12 +90,24 @@ export const runOnce = (t: TestRun) =>
       Effect.provide(
         Layer.merge(
           TextService.layer({ baseUrl: t.baseUrl ?? t.emulator.url, apiKey: t.apiKey ?? KEY, timeout: t.timeout ?? "2 seconds" }),
-          Ledger.layer({ path: join(t.dir, "ledger.sqlite") })
+          Layer.scoped(Ledger, Effect.map(makeLedger({ path: join(t.dir, "ledger.sqlite") }), t.wrapLedger ?? ((l) => l)))
         )
       )
     )
     return { summary, counters: stats.snapshot(), output, rejects }
   })
+
+/** A ledger that counts the calls made to its per-record and per-answer lookups. */
+export const countingLedger = () => {
+  const calls = { record: 0, answer: 0, answersFor: 0 }
+  const wrap = (l: LedgerService): LedgerService => ({
+    ...l,
+    record: (runId, ordinal) => Effect.suspend(() => (calls.record++, l.record(runId, ordinal))),
+    answer: (key, schema, since) => Effect.suspend(() => (calls.answer++, l.answer(key, schema, since))),
+    answersFor: (keys, since) => Effect.suspend(() => (calls.answersFor++, l.answersFor(keys, since)))
+  })
+  return { calls, wrap }
+}
 
 /** Sets a run's status through the ledger's API (e.g. as if it had been interrupted). */
 export const markRun = (dir: string, runId: number, status: RunStatus) =>

@@ -7,7 +7,7 @@ import { Emulator } from "../../src/emulator/emulator.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { column, ColumnType } from "../../src/io/columns.ts"
 import { makeRequest, prepared, prepareSync, type Stage } from "../../src/engine/stage.ts"
-import { markRun, moderationPipeline, pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
+import { countingLedger, markRun, moderationPipeline, pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
 
 /** Asks a chat model the service does not have: every request gets a 400. */
 const unknownModelStage: Stage = {
@@ -148,6 +148,37 @@ describe("runner", () => {
       expect(log.entries).toHaveLength(400)
       const out = readJsonl(second.output)
       expect(out.map((r) => r.id)).toEqual(Array.from({ length: 400 }, (_, i) => `r${i}`))
+    })
+  })
+
+  it.scopedLive("a warm rerun reads answers a window at a time, and a resumed run reads its done set once: no lookup per record", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 30, onRequest: log.onRequest })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 2000)
+      const stop = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(Effect.sleep(Duration.millis(400)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined))))
+      const first = yield* runOnce({ dir, input, emulator, overrides: { stop: Deferred.await(stop), recordConcurrency: 16 } })
+      expect(first.summary.status).toBe("interrupted")
+      const resumedLedger = countingLedger()
+      const second = yield* runOnce({ dir, input, emulator, wrapLedger: resumedLedger.wrap })
+      expect(second.summary).toMatchObject({ resumed: true, status: "finished" })
+      expect(second.counters.skipped).toBe(first.summary.done)
+      expect(resumedLedger.calls.record).toBe(0)
+      expect(log.entries).toHaveLength(2000)
+
+      // Every answer stored: a new run over the same input reads them in bulk, 512 records a query.
+      const warmLedger = countingLedger()
+      const warm = yield* runOnce({ dir, input, emulator, wrapLedger: warmLedger.wrap })
+      expect(warm.summary).toMatchObject({ resumed: false, status: "finished", done: 2000 })
+      expect(warm.counters.cacheHits).toBe(2000)
+      expect(log.entries).toHaveLength(2000)
+      expect(warmLedger.calls.answer).toBe(0)
+      expect(warmLedger.calls.answersFor).toBe(4)
+      const out = readJsonl(warm.output)
+      expect(out.map((r) => r.id)).toEqual(Array.from({ length: 2000 }, (_, i) => `r${i}`))
+      expect(out.map((r) => r.moderation_verdict)).toEqual(Array.from({ length: 2000 }, (_, i) => verdictOf(i)))
     })
   })
 

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { emptyStats } from "../../src/engine/run-stats.ts"
-import { makeLedger } from "../../src/ledger/ledger.ts"
+import { decodeAnswer, makeLedger } from "../../src/ledger/ledger.ts"
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
 const entry = (key: string) => ({ key, endpoint: "chat", model: "m", tokens: 1 })
@@ -108,6 +108,38 @@ describe("ledger", () => {
       yield* ledger.flush
       expect((yield* ledger.records(run, 0, 2)).map((r) => r.ordinal)).toEqual([1, 3])
       expect((yield* ledger.records(run, 4, 10)).map((r) => [r.ordinal, r.key])).toEqual([[5, "k5"], [8, "k8"]])
+    })
+  )
+
+  it.scopedLive("reads many answers in one query: committed and queued ones, none older than `since`, each decoded by its Schema", () =>
+    Effect.gen(function* () {
+      const ledger = yield* makeLedger({ path: tempDb() })
+      const Scored = Schema.Struct({ score: Schema.Number })
+      yield* ledger.putAnswer(entry("a"), Schema.String, "committed")
+      yield* ledger.putAnswer(entry("b"), Scored, { score: 2 })
+      yield* ledger.flush
+      yield* ledger.putAnswer(entry("c"), Schema.String, "queued")
+      const found = yield* ledger.answersFor(["a", "b", "c", "missing", "a"])
+      expect([...found.keys()].sort()).toEqual(["a", "b", "c"])
+      expect(decodeAnswer(found.get("a")!, Schema.String)).toEqual(Option.some("committed"))
+      expect(decodeAnswer(found.get("b")!, Scored)).toEqual(Option.some({ score: 2 }))
+      expect(decodeAnswer(found.get("b")!, Schema.String)).toEqual(Option.none())
+      expect(decodeAnswer(found.get("c")!, Schema.String)).toEqual(Option.some("queued"))
+      expect((yield* ledger.answersFor(["a", "c"], Date.now() + 60_000)).size).toBe(0)
+    })
+  )
+
+  it.scopedLive("reads a run's outcomes by ordinal in one scan (a resumed run's done set)", () =>
+    Effect.gen(function* () {
+      const ledger = yield* makeLedger({ path: tempDb() })
+      const run = yield* ledger.startRun("job", "fp")
+      yield* ledger.putRecord(run, 1, "k1", { _tag: "Done", output: { keys: [], rows: [{}] } })
+      yield* ledger.putRecord(run, 5000, "k5000", { _tag: "Failed", error: { stage: "s", status: "x", message: "m", attempts: 1 } })
+      yield* ledger.putRecord(run + 1, 2, "other run", { _tag: "Done", output: { keys: [], rows: [] } })
+      yield* ledger.flush
+      const statuses = yield* ledger.recordStatuses(run)
+      expect(statuses.size).toBe(2)
+      expect([0, 1, 2, 4999, 5000, 5001, 10 ** 9].map(statuses.get)).toEqual([undefined, "done", undefined, undefined, "failed", undefined, undefined])
     })
   )
 })

@@ -5,10 +5,9 @@
  * finish `length` without changing what was drawn,
  * tools are called per tool_choice, and structured output conforms to the requested schema.
  */
-import { decode, encode } from "gpt-tokenizer/encoding/o200k_base"
 import { Limits, Models } from "../../service/limits.ts"
 import type { ChatRequest, Message, Tool, ToolCall, Usage } from "../../service/schemas/chat.ts"
-import { countTokens } from "../../service/tokens.ts"
+import { countTokens, o200k } from "../../service/tokens.ts"
 import { fnv1a, hexId, prng } from "../hash.ts"
 import { guardVerdict } from "./guard.ts"
 import { conformingInstance, nonconformingInstance } from "./json-instance.ts"
@@ -78,6 +77,8 @@ const applyStop = (text: string, stop: ChatRequest["stop"]): { text: string; sto
 const truncate = (text: string, maxTokens: number): { text: string; truncated: boolean; tokens: number } => {
   // Most answers are far below the cap; only tokenize in full when they could exceed it.
   if (text.length <= maxTokens && Buffer.byteLength(text) <= maxTokens) return { text, truncated: false, tokens: countTokens(text) }
+  // The tokenizer loads on first use (its tables are ~30 MB): a job's process need not pay for them.
+  const { encode, decode } = o200k()
   const tokens = encode(text)
   if (tokens.length <= maxTokens) return { text, truncated: false, tokens: tokens.length }
   return { text: decode(tokens.slice(0, maxTokens)), truncated: true, tokens: maxTokens }
