@@ -97,6 +97,10 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
               return items
             }
             const body = row.raw.replace(/\r?\n?$/, "")
+            // A blank line where the header has several columns carries no data (as in JSON
+            // Lines): skipped, not a reject. In a one-column CSV it is a row with an empty value,
+            // kept. (csv-parse's skip_empty_lines stops counting the lines it skips: lines drift.)
+            if (body === "" && row.info.error) return items
             const undecodable = invalid(row.line, row.line + (body.match(/\n/g)?.length ?? 0), body)
             if (undecodable !== undefined) {
               items.push({ _tag: "Reject", ordinal: ordinal++, line: row.line, reason: undecodable, raw: body.slice(0, 2000) })
