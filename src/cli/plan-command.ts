@@ -55,7 +55,7 @@ export const planOf = (file: string, job: ResolvedJob) =>
     // The origin the answers would come from, as the ledger keys them (never the key).
     const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), { onNone: () => "emulator", onSome: (u) => u.replace(/\/+$/, "") })
     yield* checkReadable(job.input.path)
-    const source = openSource(job.input.path, job.input.format, job.input.encoding)
+    const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
     const plan = existsSync(job.state)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
       : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))

@@ -52,7 +52,7 @@ export const reportCommand = Command.make(
           }
           // Excerpts and the breakdown only from the very input the run read.
           const same = existsSync(job.input.path) && (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
-          const input = same ? openSource(job.input.path, job.input.format, job.input.encoding) : undefined
+          const input = same ? openSource(job.input.path, job.input.format, job.input.encoding, job.input) : undefined
           return yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
         }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
         const files = reportFiles(job.output.path)

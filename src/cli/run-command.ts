@@ -168,7 +168,7 @@ export const executeRun = (o: RunInput) =>
             newRun: o.newRun,
             reopen: o.reopen,
             pipeline,
-            source: openSource(input, inputFormat, job.input.encoding),
+            source: openSource(input, inputFormat, job.input.encoding, job.input),
             fingerprint,
             output: job.output,
             rejectsPath: job.rejects,
@@ -242,7 +242,7 @@ export const executeRun = (o: RunInput) =>
             const report = yield* Effect.gen(function* () {
               const ledger = yield* Ledger
               const run = yield* ledger.run(summary.runId)
-              return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), openSource(input, inputFormat, job.input.encoding))
+              return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), openSource(input, inputFormat, job.input.encoding, job.input))
             }).pipe(Effect.provide(Ledger.layer({ path: state })))
             const files = reportFiles(summary.outputPath ?? job.output.path)
             yield* writeReport(report, files)

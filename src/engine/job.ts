@@ -139,6 +139,8 @@ export const JobFile = Schema.Struct({
     format: Schema.optional(InputFormat),
     /** The text encoding of a CSV or JSONL input (Parquet is UTF-8 by definition). */
     encoding: Schema.optional(Encoding),
+    /** CSV: a quote that never closes rejects its line and reading goes on (reject, the default), or stops the run (stop, exit 2). */
+    unclosedQuote: Schema.optional(Schema.Literal("reject", "stop")),
     /** Column with a stable record id. */
     id: Schema.optional(Schema.NonEmptyString)
   }),
@@ -243,7 +245,13 @@ export interface ResolvedJob {
   readonly file: string
   readonly job: JobFile
   readonly name: string
-  readonly input: { readonly path: string; readonly format: Format; readonly encoding: Encoding; readonly id: string | undefined }
+  readonly input: {
+    readonly path: string
+    readonly format: Format
+    readonly encoding: Encoding
+    readonly id: string | undefined
+    readonly unclosedQuote: "reject" | "stop" | undefined
+  }
   /** `format` names a sink. */
   readonly output: { readonly path: string; readonly format: string }
   readonly rejects: string
@@ -304,7 +312,7 @@ export const resolveJob = (
       file,
       job,
       name: job.name,
-      input: { path: input, format: inputFormat, encoding: overrides.inputEncoding ?? job.input.encoding ?? DefaultEncoding, id: job.input.id },
+      input: { path: input, format: inputFormat, encoding: overrides.inputEncoding ?? job.input.encoding ?? DefaultEncoding, id: job.input.id, unclosedQuote: job.input.unclosedQuote },
       output: { path: output, format: outputFormat },
       rejects,
       store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },

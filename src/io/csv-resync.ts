@@ -7,10 +7,19 @@
  * quotes, or a quoted field longer than the record limit), the line where the quote opened is
  * replaced by a marker line — csv-parse reads it as a row the CSV source turns into a reject with
  * the reason — and reading resumes on the next line, which is scanned afresh. Every other line
- * passes unchanged, so line numbers stay those of the file.
+ * passes unchanged, so line numbers stay those of the file. With `unclosedQuote: "stop"` the
+ * transform fails instead, with an `UnclosedQuote` naming that line (the job exits 2).
  */
 import { StringDecoder } from "node:string_decoder"
 import { Transform } from "node:stream"
+
+/** A broken quote when the job asked to stop on one (`input.unclosedQuote: stop`). */
+export class UnclosedQuote extends Error {
+  constructor(readonly line: number, why: string) {
+    super(`the quote opened on line ${line} ${why}; the run stops there (input.unclosedQuote: stop) — fix that row, or set input.unclosedQuote: reject to reject it and read on`)
+    this.name = "UnclosedQuote"
+  }
+}
 
 /** What replaces a broken line: a field csv-parse reads as is (no quote, comma or line break). */
 const MARKER = "\u0000svc-batch-broken-row:"
@@ -53,7 +62,7 @@ const scanLine = (text: string, inQuotes: boolean): { readonly inQuotes: boolean
   return { inQuotes: quoted }
 }
 
-export const csvResync = (maxRecordChars: number): { readonly transform: Transform; readonly brokenRow: BrokenRows } => {
+export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "stop" = "reject"): { readonly transform: Transform; readonly brokenRow: BrokenRows } => {
   const broken = new Map<string, BrokenRow>()
   let nextId = 0
   const decoder = new StringDecoder("utf8")
@@ -69,7 +78,10 @@ export const csvResync = (maxRecordChars: number): { readonly transform: Transfo
   // quotes too) does not end a record. The scanner follows the same rule, and a marker line ends
   // with that delimiter, so csv-parse reads it as a row of its own.
   let crlf = false
-  const rejectLine = (line: number, text: string, reason: string): string => {
+  /** `why`: what is wrong with the quote opened on `line`. */
+  const rejectLine = (line: number, text: string, why: string): string => {
+    if (unclosedQuote === "stop") throw new UnclosedQuote(line, why)
+    const reason = `the quote opened on line ${line} ${why}; the row is rejected and reading resumes on line ${line + 1}`
     const id = `${nextId++}`
     broken.set(id, { line, reason, raw: text.replace(/\r?\n$/, "").slice(0, 2000) })
     return `${MARKER}${id}${crlf ? "\r\n" : "\n"}`
@@ -93,7 +105,7 @@ export const csvResync = (maxRecordChars: number): { readonly transform: Transfo
       if ("error" in scanned || (!end && recordChars > maxRecordChars)) {
         const reason = "error" in scanned ? scanned.error : `no closing quote within ${maxRecordChars} characters`
         const lines = [...record, text]
-        out += rejectLine(start, lines[0]!, `the quote opened on line ${start} is not closed properly (${reason}); the row is rejected and reading resumes on line ${start + 1}`)
+        out += rejectLine(start, lines[0]!, `is not closed properly (${reason})`)
         // Everything after the broken line is read again as if the bad quote were not there.
         queue = [...lines.slice(1), ...queue.slice(at)]
         at = 0
@@ -126,22 +138,31 @@ export const csvResync = (maxRecordChars: number): { readonly transform: Transfo
         from = nl + 1
       }
       partial = text.slice(from)
-      const out = feed(lines, lineNo + 1)
+      let out: string
+      try {
+        out = feed(lines, lineNo + 1)
+      } catch (e) {
+        return done(e as Error)
+      }
       done(null, out === "" ? undefined : out)
     },
     flush(done) {
       let out = ""
-      const last = partial + decoder.end()
-      if (last !== "") out += feed([last], lineNo + 1)
-      // The end of the file inside quotes: the line where they opened is the bad one.
-      while (record.length > 0) {
-        const lines = record
-        const first = start
-        record = []
-        recordChars = 0
-        inQuotes = false
-        out += rejectLine(first, lines[0]!, `the quote opened on line ${first} is never closed (the file ends inside it); the row is rejected and reading resumes on line ${first + 1}`)
-        out += feed(lines.slice(1), first + 1)
+      try {
+        const last = partial + decoder.end()
+        if (last !== "") out += feed([last], lineNo + 1)
+        // The end of the file inside quotes: the line where they opened is the bad one.
+        while (record.length > 0) {
+          const lines = record
+          const first = start
+          record = []
+          recordChars = 0
+          inQuotes = false
+          out += rejectLine(first, lines[0]!, "is never closed (the file ends inside it)")
+          out += feed(lines.slice(1), first + 1)
+        }
+      } catch (e) {
+        return done(e as Error)
       }
       done(null, out === "" ? undefined : out)
     }

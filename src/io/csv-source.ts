@@ -6,12 +6,17 @@
 import { parse } from "csv-parse"
 import { Stream } from "effect"
 import { DefaultEncoding, type Encoding, openDecoded } from "./encoding.ts"
-import { csvResync } from "./csv-resync.ts"
+import { csvResync, UnclosedQuote } from "./csv-resync.ts"
 import { type Source, SourceError, type SourceItem } from "./source.ts"
 
 const MAX_RECORD_BYTES = 16 * 1024 * 1024
 
-export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): Source => {
+export interface CsvOptions {
+  /** A quote that is not closed properly: reject its row and read on (default), or stop the read. */
+  readonly unclosedQuote?: "reject" | "stop" | undefined
+}
+
+export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, options: CsvOptions = {}): Source => {
   /**
    * csv-parse counts a CRLF inside quotes as two lines, so its line numbers drift after such a
    * row; `drift` (updated in parse order, in on_record) corrects them. A bad quote can raise
@@ -22,7 +27,7 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): S
     let drift = 0
     const input = openDecoded(path, encoding)
     type Raw = { record: Record<string, string>; raw: string; info: { lines: number; error?: Error } }
-    const resync = csvResync(MAX_RECORD_BYTES)
+    const resync = csvResync(MAX_RECORD_BYTES, options.unclosedQuote)
     input.stream.on("error", (e) => resync.transform.destroy(e))
     const parser = input.stream.pipe(resync.transform).pipe(
       parse({
@@ -82,7 +87,7 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): S
         type Row = { record: Record<string, string>; raw: string; line: number; info: { error?: Error } }
         const rows = Stream.fromAsyncIterable(
           parser as AsyncIterable<Row>,
-          (e) => new SourceError({ path, detail: `cannot read CSV: ${(e as Error).message}` })
+          (e) => new SourceError({ path, detail: e instanceof UnclosedQuote ? e.message : `cannot read CSV: ${(e as Error).message}` })
         ).pipe(
           Stream.mapConcat((row): Array<SourceItem> => {
             const items = drainSkipped(row.line)
@@ -92,6 +97,10 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding): S
               return items
             }
             const body = row.raw.replace(/\r?\n?$/, "")
+            // A blank line where the header has several columns carries no data (as in JSON
+            // Lines): skipped, not a reject. In a one-column CSV it is a row with an empty value,
+            // kept. (csv-parse's skip_empty_lines stops counting the lines it skips: lines drift.)
+            if (body === "" && row.info.error) return items
             const undecodable = invalid(row.line, row.line + (body.match(/\n/g)?.length ?? 0), body)
             if (undecodable !== undefined) {
               items.push({ _tag: "Reject", ordinal: ordinal++, line: row.line, reason: undecodable, raw: body.slice(0, 2000) })

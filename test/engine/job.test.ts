@@ -62,7 +62,7 @@ describe("resolveJob", () => {
     Effect.gen(function* () {
       const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
       const job = yield* resolveJob(path)
-      expect(job.input).toEqual({ path: join(dir, "in.csv"), format: "csv", id: undefined })
+      expect(job.input).toEqual({ path: join(dir, "in.csv"), format: "csv", encoding: "utf-8", id: undefined, unclosedQuote: undefined })
       expect(job.output).toEqual({ path: join(dir, "out/result.parquet"), format: "parquet" })
       expect(job.rejects).toBe(join(dir, "out/result.rejects.jsonl"))
       expect(job.state).toBe(join(dir, ".svc-batch/j.ledger.sqlite"))
