@@ -23,3 +23,12 @@ describe("fingerprint and row estimate", () => {
     expect((await fingerprintFile(path, { quoted: true })).lines).toBe(3)
   })
 })
+
+describe("row estimate with a broken quote", () => {
+  it("a quote left open to the end falls back to counting lines (not ~2 records for 20,000)", async () => {
+    const path = join(tempDir(), "broken.csv")
+    const rows = Array.from({ length: 20_000 }, (_, i) => (i === 2 ? `${i},"never closed` : `${i},"row ${i}"`))
+    writeFileSync(path, `id,text\n${rows.join("\n")}\n`)
+    expect((await fingerprintFile(path, { quoted: true })).lines - 1).toBe(20_000)
+  })
+})
