@@ -3,11 +3,61 @@
  * DuckDB and pyarrow write (format version 2, data page v2, dictionary encoding), one row group
  * at a time so memory is bounded by the largest row group, not the file.
  * (parquetjs-lite, the package first named, refuses version-2 files: see README.)
+ * Strings are decoded strictly: a row whose STRING column (or a string nested in a list or struct)
+ * holds bytes that are not UTF-8 is a reject naming the column, never sent with U+FFFD. An
+ * unannotated BYTE_ARRAY (a BLOB, binary by nature) is still read as text, invalid bytes replaced.
  */
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
 import { Effect, Stream } from "effect"
 import { type Source, SourceError, type SourceItem, toPlain } from "./source.ts"
+
+/** Bytes a string column held that are not UTF-8 (kept to be named, never sent). */
+class InvalidUtf8 {
+  constructor(readonly bytes: Uint8Array) {}
+}
+const strict = new TextDecoder("utf-8", { fatal: true })
+const lossy = new TextDecoder("utf-8")
+const parsers = {
+  stringFromBytes: (bytes: Uint8Array | undefined): string | InvalidUtf8 | undefined => {
+    if (!bytes) return bytes
+    try {
+      return strict.decode(bytes)
+    } catch {
+      return new InvalidUtf8(bytes)
+    }
+  }
+}
+
+const hasInvalid = (v: unknown): boolean =>
+  v instanceof InvalidUtf8 || (Array.isArray(v) ? v.some(hasInvalid) : v !== null && typeof v === "object" && !(v instanceof Uint8Array) && !(v instanceof Date) && Object.values(v).some(hasInvalid))
+
+const replaceInvalid = (v: unknown): unknown =>
+  v instanceof InvalidUtf8
+    ? lossy.decode(v.bytes)
+    : Array.isArray(v)
+      ? v.map(replaceInvalid)
+      : v !== null && typeof v === "object" && !(v instanceof Uint8Array) && !(v instanceof Date)
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceInvalid(x)]))
+        : v
+
+/** A row as a record, or a reject naming the string columns with bytes that are not UTF-8. */
+const toItem = (row: Record<string, unknown>, ordinal: number, blobColumns: ReadonlySet<string>): SourceItem => {
+  let invalid: Array<string> | undefined
+  let fixed: Record<string, unknown> | undefined
+  for (const k in row) {
+    const v = row[k]
+    if (v === null || typeof v !== "object" || !hasInvalid(v)) continue
+    if (blobColumns.has(k)) (fixed ??= { ...row })[k] = replaceInvalid(v)
+    else (invalid ??= []).push(k)
+  }
+  const line = ordinal + 1
+  if (invalid !== undefined) {
+    const raw = JSON.stringify(toPlain(replaceInvalid(row))).slice(0, 2000)
+    return { _tag: "Reject", ordinal, line, reason: `invalid UTF-8 in column${invalid.length > 1 ? "s" : ""} ${invalid.map((c) => JSON.stringify(c)).join(", ")} of row ${line}`, raw }
+  }
+  return { _tag: "Record", ordinal, line, fields: toPlain(fixed ?? row) as Record<string, unknown> }
+}
 
 export const parquetSource = (path: string): Source => {
   const open = Effect.tryPromise({
@@ -41,20 +91,19 @@ export const parquetSource = (path: string): Source => {
               groups.push({ start, end: start + n })
               start += n
             }
+            // Unannotated BYTE_ARRAY columns (BLOBs): binary, read as text as before.
+            const blobColumns = new Set(
+              parquetSchema(metadata)
+                .children.filter((c) => c.element.type === "BYTE_ARRAY" && c.element.converted_type === undefined && c.element.logical_type === undefined)
+                .map((c) => c.element.name)
+            )
             return Stream.fromIterable(groups).pipe(
               Stream.mapEffect(({ start: rowStart, end: rowEnd }) =>
                 Effect.tryPromise({
-                  try: () => parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors }),
+                  try: () => parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors, parsers }),
                   catch: (e) => new SourceError({ path, detail: `cannot read rows ${rowStart}–${rowEnd}: ${(e as Error).message}` })
                 }).pipe(
-                  Effect.map((rows) =>
-                    rows.map((row, i): SourceItem => ({
-                      _tag: "Record",
-                      ordinal: rowStart + i,
-                      line: rowStart + i + 1,
-                      fields: toPlain(row) as Record<string, unknown>
-                    }))
-                  )
+                  Effect.map((rows) => rows.map((row, i) => toItem(row, rowStart + i, blobColumns)))
                 )
               ),
               Stream.flattenIterables
