@@ -22,10 +22,12 @@ describe("unreadable input", () => {
   writeFileSync(join(dir, "truncated.parquet"), readFileSync(parquet).subarray(0, 3000))
   writeFileSync(join(dir, "not.parquet"), "id,text\n1,hello\n")
   mkdirSync(join(dir, "folder.csv"))
+  mkdirSync(join(dir, "folder.jsonl"))
   const cases = [
     ["truncated.parquet", "cannot read Parquet: parquet file invalid (footer != PAR1)"],
     ["not.parquet", "cannot read Parquet: parquet file invalid (footer != PAR1)"],
-    ["folder.csv", "cannot read the input: a directory, not a file"]
+    ["folder.csv", "cannot read the input: a directory, not a file"],
+    ["folder.jsonl", "cannot read the input: a directory, not a file"]
   ] as const
   for (const [name, reason] of cases) {
     for (const command of ["run", "plan"]) {
