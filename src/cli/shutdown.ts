@@ -3,7 +3,9 @@
  * (`run` registers a hook: stop reading, finish what is in flight, flush, exit 130); a command
  * without a hook is interrupted (e.g. the emulator closes and exits 0). A second signal exits at
  * once with 130; SQLite's transactions keep the ledger consistent. Under npm, the death of npm (which
- * does not forward SIGTERM) counts as a SIGTERM.
+ * does not forward SIGTERM) counts as a SIGTERM — unless a stop is already under way: `timeout` and
+ * systemd signal the whole process group, so npm dies of the same SIGTERM the tool is handling, and
+ * that must not count as a second one (it cut the graceful stop short: no summary, no resume hint).
  */
 import { Deferred, Effect, Exit } from "effect"
 import { notice } from "../engine/progress.ts"
@@ -28,7 +30,8 @@ export const installSignalHandlers = (interrupt: () => void) => {
       process.exit(130)
     }
     if (hook) {
-      notice(`svc-batch: ${signal}: stopping — finishing requests in flight; press Ctrl-C again to exit at once`)
+      const again = signal === "SIGINT" ? "press Ctrl-C again" : `send ${signal} again`
+      notice(`svc-batch: ${signal}: stopping — finishing requests in flight; ${again} to exit at once`)
       hook()
     } else interrupt()
   }
@@ -43,7 +46,8 @@ export const installSignalHandlers = (interrupt: () => void) => {
     const watch = setInterval(() => {
       if (process.ppid === parent) return
       clearInterval(watch)
-      onSignal("SIGTERM")
+      // npm died of the signal we are already handling: nothing more to do.
+      if (count === 0) onSignal("SIGTERM")
     }, 500).unref()
   }
 }

@@ -45,6 +45,33 @@ describe("signals through npm", () => {
     expect(doneInLedger(ledger)).toBe(done) // nothing more after the stop
   }, 60_000)
 
+  it("SIGTERM to npm's whole process group (timeout, systemd): one graceful stop, the summary and the resume hint, not a second-signal exit", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 1500)
+    const job = join(dir, "job.yaml")
+    // Answers take 2 s: the stop outlasts npm's death, which the tool notices within half a second.
+    writeFileSync(job, `name: npmgrp\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\nemulator: { latencyMs: 2000 }\n`)
+    const env = { ...process.env }
+    delete env.SVC_BASE_URL
+    delete env.SVC_API_KEY
+    const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    npm.stdout.on("data", (d) => (out += d))
+    npm.stderr.on("data", (d) => (err += d))
+    // npm dies of the signal at once; the pipes close when the tool, which holds them too, has exited.
+    const closed = new Promise<void>((resolve) => npm.on("close", () => resolve()))
+    const ledger = join(dir, ".svc-batch", "npmgrp.ledger.sqlite")
+    while (doneInLedger(ledger) < 20) await new Promise((r) => setTimeout(r, 100))
+    process.kill(-npm.pid!, "SIGTERM")
+    await closed
+    expect(err).toContain("SIGTERM: stopping")
+    expect(err).not.toContain("second SIGTERM")
+    expect(out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
+    expect(out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
+    expect(runStatus(ledger)).toBe("interrupted")
+  }, 60_000)
+
   it("Ctrl-C under npm (SIGINT to the whole process group): exit 130, the summary and the resume hint", async () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 1500)
