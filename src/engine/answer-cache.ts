@@ -158,6 +158,12 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
       for (const r of requests) if (!current.known.has(keyOf(r))) return false
       return true
     }
+    /** The answers of requests whose every answer is read ahead (`allKnown`), counted as cache hits. */
+    const knownAnswers = (requests: ReadonlyArray<StageRequest>): ReadonlyArray<unknown> =>
+      requests.map((r) => {
+        stats.cacheHit()
+        return current.known.get(keyOf(r))
+      })
 
     // The hot path of a warm rerun: no generator, a stored answer returned synchronously.
     const ask: Ask = (request) => {
@@ -182,5 +188,5 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         return Effect.succeed(stored.value)
       })
     }
-    return { ask, keyOf, prefetch, allKnown }
+    return { ask, keyOf, prefetch, allKnown, knownAnswers }
   })

@@ -24,3 +24,26 @@ export const outcomeReader = (ledger: LedgerService, runId: number, pageSize = 2
     })
 }
 
+/**
+ * The same, for a chunk of the source at once (ordinals ascending): one effect per chunk, not per
+ * row; it suspends only to read the next page.
+ */
+export const outcomesReader = (ledger: LedgerService, runId: number, pageSize = 2000) => {
+  let page: ReadonlyArray<StoredRecord & { readonly ordinal: number }> = []
+  let index = 0
+  let exhausted = false
+  return (ordinals: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<StoredRecord | undefined>> =>
+    Effect.gen(function* () {
+      const out: Array<StoredRecord | undefined> = []
+      for (const ordinal of ordinals) {
+        while (index < page.length && page[index]!.ordinal < ordinal) index++
+        if (index >= page.length && !exhausted) {
+          page = yield* ledger.records(runId, ordinal, pageSize)
+          index = 0
+          exhausted = page.length < pageSize
+        }
+        out.push(index < page.length && page[index]!.ordinal === ordinal ? page[index] : undefined)
+      }
+      return out
+    })
+}

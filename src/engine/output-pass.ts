@@ -3,9 +3,9 @@
  * input order, into the sink (the enriched dataset) and the rejects file. Every input row ends in
  * exactly one of the two. Both are written atomically: nothing appears unless all of it does.
  */
-import { Data, Effect, Option, type Scope, Stream } from "effect"
+import { Chunk, Data, Effect, Option, type Scope, Stream } from "effect"
 import { Ledger, type LedgerService, type StoredRecord } from "../ledger/ledger.ts"
-import { outcomeReader } from "./outcome-reader.ts"
+import { outcomesReader } from "./outcome-reader.ts"
 import { isAnswerRef, type FailureInfo, type RecordOutput } from "../ledger/stored.ts"
 import type { RowSink, SinkError } from "../io/sink.ts"
 import type { SourceError, SourceRecord } from "../io/source.ts"
@@ -134,13 +134,16 @@ export const writeOutputs = (
       const store = settings.store === undefined ? undefined : yield* openStore(settings.store, outputColumns, guard)
       const toStore = (write: () => void) =>
         Effect.try({ try: write, catch: (e) => (e instanceof InputChanged ? e : new OutputError({ path: store!.settings.path, detail: (e as Error).message })) })
-      const outcomeOf = outcomeReader(ledger, runId)
+      const outcomesOf = outcomesReader(ledger, runId)
       let sink: RowSink | undefined
       // The sink opens at the first record: JSONL input declares no columns, its first record does.
+      // Suspended: a chunk's steps are all made before the first runs.
       const openSink = (first: Row): Effect.Effect<RowSink, SinkError, Scope.Scope> =>
-        sink !== undefined
-          ? Effect.succeed(sink)
-          : Effect.tap(adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns, inputTypes }), (s) => void (sink = s))
+        Effect.suspend(() =>
+          sink !== undefined
+            ? Effect.succeed(sink)
+            : Effect.tap(adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns, inputTypes }), (s) => void (sink = s))
+        )
 
       const writeDone = (item: SourceRecord, recordKey: string, output: RecordOutput) => {
         const rows = output.rows
@@ -171,29 +174,67 @@ export const writeOutputs = (
         return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
       }
 
-      // Pipes, not generators: this runs once per input row.
+      /** One input row, joined with its outcome (or its absence): to the sink, the store or the rejects file. */
+      const writeItem = (item: SourceRecord, stored: Option.Option<StoredRecord>) => {
+        const key = Option.isSome(stored) ? stored.value.key : undefined
+        const duplicate = key === undefined ? undefined : duplicates.get(key)
+        if (key !== undefined && duplicate !== undefined && duplicate.first === item.ordinal) firstLines.set(key, item.line)
+        if (key !== undefined && duplicate !== undefined && duplicate.first !== item.ordinal && store !== undefined) {
+          // The store is keyed by id: a later record with the same id would replace the first one's vectors.
+          duplicateRejects++
+          const first = firstLines.get(key)
+          return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: "store", status: "duplicate id", reason: `duplicate id ${key} (first at line ${first ?? "?"}): the store keeps the first record with an id`, attempts: 0 })
+        }
+        if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.key, stored.value.outcome.output)
+        // A record that failed this run is still in the source: its vectors stay.
+        if (store !== undefined && Option.isSome(stored)) {
+          const key = stored.value.key
+          return Effect.zipRight(toStore(() => store.writer.keep(key)), rejectOf(item, Option.some(stored.value)))
+        }
+        return rejectOf(item, stored)
+      }
+      /** Rows that need nothing but the sink (one row, no vectors), written together. */
+      const writePlain = (first: Row, rows: ReadonlyArray<Row>) =>
+        Effect.flatMap(openSink(first), (out) => (out.writeRows !== undefined ? out.writeRows(rows) : Effect.forEach(rows, out.write, { discard: true })))
+      const plainRow = (item: SourceRecord, stored: StoredRecord | undefined): Row | undefined => {
+        if (stored === undefined || stored.outcome._tag !== "Done" || vectors.length > 0 || stored.outcome.output.rows.length !== 1) return undefined
+        if (duplicates.size > 0 && duplicates.has(stored.key)) return undefined
+        return { ...item.fields, ...stored.outcome.output.rows[0] }
+      }
+
+      // A chunk of the source at a time: its outcomes read in one effect, its plain rows written in
+      // one; only rows that need more (rejects, vectors, the store, duplicates) get an effect each.
       yield* settings.source.items().pipe(
-        Stream.runForEach((item) => {
-          if (item._tag === "Reject") {
-            return rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw })
-          }
-          return Effect.flatMap(outcomeOf(item.ordinal), (stored) => {
-            const key = Option.isSome(stored) ? stored.value.key : undefined
-            const duplicate = key === undefined ? undefined : duplicates.get(key)
-            if (key !== undefined && duplicate !== undefined && duplicate.first === item.ordinal) firstLines.set(key, item.line)
-            if (key !== undefined && duplicate !== undefined && duplicate.first !== item.ordinal && store !== undefined) {
-              // The store is keyed by id: a later record with the same id would replace the first one's vectors.
-              duplicateRejects++
-              const first = firstLines.get(key)
-              return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: "store", status: "duplicate id", reason: `duplicate id ${key} (first at line ${first ?? "?"}): the store keeps the first record with an id`, attempts: 0 })
+        Stream.runForEachChunk((chunk) => {
+          const items = Chunk.toReadonlyArray(chunk)
+          const ordinals: Array<number> = []
+          for (const item of items) if (item._tag === "Record") ordinals.push(item.ordinal)
+          return Effect.flatMap(outcomesOf(ordinals), (outcomes) => {
+            const steps: Array<Effect.Effect<void, OutputError | SinkError | InputChanged, Scope.Scope>> = []
+            let plain: Array<Row> = []
+            let first: Row | undefined
+            const flushPlain = () => {
+              if (plain.length > 0) steps.push(writePlain(first!, plain))
+              plain = []
             }
-            if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.key, stored.value.outcome.output)
-            // A record that failed this run is still in the source: its vectors stay.
-            if (store !== undefined && Option.isSome(stored)) {
-              const key = stored.value.key
-              return Effect.zipRight(toStore(() => store.writer.keep(key)), rejectOf(item, Option.some(stored.value)))
+            let next = 0
+            for (const item of items) {
+              if (item._tag === "Reject") {
+                steps.push(rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw }))
+                continue
+              }
+              const stored = outcomes[next++]
+              const row = plainRow(item, stored)
+              if (row !== undefined) {
+                first ??= item.fields
+                plain.push(row)
+                continue
+              }
+              flushPlain()
+              steps.push(writeItem(item, Option.fromNullable(stored)))
             }
-            return rejectOf(item, stored)
+            flushPlain()
+            return Effect.forEach(steps, (step) => step, { discard: true })
           })
         })
       )

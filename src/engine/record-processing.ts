@@ -60,7 +60,33 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
     readonly counts: Readonly<Record<string, number>> | undefined
   }
 
-  /** The answers in; the stage's rows out (or why the record fails). Synchronous. */
+  /** Every answer in; the stage's rows out, or why the record fails. */
+  const assembled = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>): StageResult | RecordFailed => {
+    let rows: ReadonlyArray<Row>
+    try {
+      rows = prepared.assemble(answers)
+    } catch (e) {
+      return fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`)
+    }
+    if (!stage.fanOut && rows.length !== 1) return fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`)
+    const keyOf = options.keyOf
+    const keys = prepared.requests.map((r) => (keyOf ? keyOf(r) : r.key))
+    const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
+    const stored =
+      vectors.length === 0
+        ? rows
+        : rows.map((row) => {
+            const copy: Record<string, unknown> = { ...row }
+            for (const c of vectors) {
+              const ref = referenced(row[c.name], answers, keys)
+              if (ref !== undefined) copy[c.name] = ref
+            }
+            return copy
+          })
+    return { rows, stored, keys, counts: prepared.counts }
+  }
+
+  /** The answers in (each settled); the stage's rows out (or why the record fails). Synchronous. */
   const finish = (
     stage: Stage,
     prepared: Prepared,
@@ -78,28 +104,8 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
       const label = prepared.requests[index]!.label
       return Effect.fail(fail(stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts))
     }
-    let rows: ReadonlyArray<Row>
-    try {
-      rows = prepared.assemble(answers)
-    } catch (e) {
-      return Effect.fail(fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`))
-    }
-    if (!stage.fanOut && rows.length !== 1) return Effect.fail(fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`))
-    const keyOf = options.keyOf
-    const keys = prepared.requests.map((r) => (keyOf ? keyOf(r) : r.key))
-    const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
-    const stored =
-      vectors.length === 0
-        ? rows
-        : rows.map((row) => {
-            const copy: Record<string, unknown> = { ...row }
-            for (const c of vectors) {
-              const ref = referenced(row[c.name], answers, keys)
-              if (ref !== undefined) copy[c.name] = ref
-            }
-            return copy
-          })
-    return Effect.succeed<StageResult>({ rows, stored, keys, counts: prepared.counts })
+    const result = assembled(stage, prepared, answers)
+    return result instanceof RecordFailed ? Effect.fail(result) : Effect.succeed(result)
   }
 
   // Pipes, not generators: this runs for every record of every run (a warm rerun is all overhead).
@@ -120,7 +126,7 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
       )
     )
 
-  return (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
+  const processRecord = (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
     Effect.gen(function* () {
       let fields = input
       let columns: Record<string, unknown> = { ...allNull }
@@ -146,4 +152,17 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
       }
       return { output: { keys, rows: fanned ?? [columns] }, counts }
     })
+
+  /**
+   * A one-stage pipeline's record whose every answer is known (a warm rerun), prepared ahead:
+   * the fold above without an Effect, so a window of such records costs no fiber each.
+   */
+  const processKnown = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>): ProcessedRecord | RecordFailed => {
+    const done = assembled(stage, prepared, answers)
+    if (done instanceof RecordFailed) return done
+    const rows = stage.fanOut ? (done.stored.length === 0 ? [allNull] : done.stored.map((r) => ({ ...allNull, ...r }))) : [{ ...allNull, ...done.stored[0] }]
+    return { output: { keys: [...done.keys], rows }, counts: done.counts ?? {} }
+  }
+
+  return Object.assign(processRecord, { processKnown })
 }

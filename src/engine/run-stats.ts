@@ -78,8 +78,8 @@ export class RunStats {
     this.carried = records
   }
   /** An input row through the output pass. */
-  rowWritten() {
-    this.rowsWritten++
+  rowWritten(n = 1) {
+    this.rowsWritten += n
   }
   /** The display's view: phase, when it began, this invocation's processing start, carried records, rows written. */
   progress() {

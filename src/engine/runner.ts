@@ -13,7 +13,7 @@
 import { Chunk, Duration, Effect, Exit, Fiber, Option, Schedule, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
-import { Ledger, type LedgerError } from "../ledger/ledger.ts"
+import { Ledger, type LedgerError, type RecordOutcome } from "../ledger/ledger.ts"
 import type { Source, SourceRecord } from "../io/source.ts"
 import { makeKindObserver } from "../io/input-types.ts"
 import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
@@ -22,7 +22,7 @@ import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
 import type { JobAborted, RequestFailed, RetryPolicy } from "./retry.ts"
 import { closeRun, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
-import type { Fields, Pipeline, Prepared, StageRequest } from "./stage.ts"
+import { type Fields, type Pipeline, type Prepared, StageInputError, type StageRequest } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { runPool } from "./worker-pool.ts"
 import { approximateBytes } from "./byte-gate.ts"
@@ -173,6 +173,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       return true
     }
     const oneStage = settings.pipeline.stages.length === 1
+    const prepareNow = (fields: Fields): Prepared | undefined => {
+      if (firstStage.prepareNow !== undefined) {
+        const result = firstStage.prepareNow(fields)
+        return result instanceof StageInputError ? undefined : result
+      }
+      const result = Effect.runSyncExit(firstStage.prepare(fields))
+      return Exit.isSuccess(result) ? result.value : undefined
+    }
     /**
      * A window of records as read: finished ones skipped; the first stage prepared and its stored
      * answers read in one query; a record whose every answer is known is done here, in the reading
@@ -188,10 +196,10 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         for (const record of todo) {
           let p: Prepared | undefined
           if (firstStage.when === undefined || firstStage.when.test(record.fields)) {
-            // Stages prepare synchronously; one that does not (or fails) is prepared by its worker.
-            const result = Effect.runSyncExit(firstStage.prepare(record.fields))
-            if (Exit.isSuccess(result)) {
-              p = result.value
+            // A stage that cannot prepare synchronously (or a record it refuses) is prepared by its worker.
+            const result = prepareNow(record.fields)
+            if (result !== undefined) {
+              p = result
               ahead.set(record.fields, p)
               for (const r of p.requests) requests.push(r)
             }
@@ -200,15 +208,27 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         }
         return Effect.flatMap(answers.prefetch(requests), () => {
           const rest: Array<SourceRecord> = []
-          const inline: Array<SourceRecord> = []
+          const outcomes: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
           for (let i = 0; i < todo.length; i++) {
             const p = prepared[i]
-            if (oneStage && p !== undefined && answers.allKnown(p.requests)) inline.push(todo[i]!)
-            else rest.push(todo[i]!)
+            const record = todo[i]!
+            if (!oneStage || p === undefined || !answers.allKnown(p.requests)) {
+              rest.push(record)
+              continue
+            }
+            // Every answer known: the record is done here, with no fiber, and its outcome stored with the window's.
+            const processed = processRecord.processKnown(firstStage, p, answers.knownAnswers(p.requests))
+            const key = recordKey(settings, record)
+            if (processed instanceof RecordFailed) {
+              stats.recordFailed()
+              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Failed", error: processed.info } })
+            } else {
+              stats.recordDone(processed.counts)
+              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Done", output: processed.output } })
+            }
           }
-          return inline.length === 0
-            ? Effect.succeed(Chunk.unsafeFromArray(rest))
-            : Effect.as(Effect.forEach(inline, process, { discard: true }), Chunk.unsafeFromArray(rest))
+          const chunk = Chunk.unsafeFromArray(rest)
+          return outcomes.length === 0 ? Effect.succeed(chunk) : Effect.as(ledger.putRecords(runId, outcomes), chunk)
         })
       })
 
@@ -290,7 +310,13 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       ...settings.source,
       columns: () => Promise.resolve(declared ?? [...seen]),
       inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(kinds.types()),
-      items: () => settings.source.items().pipe(Stream.tap(() => Effect.sync(() => stats.rowWritten())))
+      items: () =>
+        settings.source.items().pipe(
+          Stream.mapChunks((chunk) => {
+            stats.rowWritten(chunk.length)
+            return chunk
+          })
+        )
     }
     // Ids are checked only when the job names an id column (generated keys are unique by construction).
     const duplicates = settings.idField === undefined ? new Map<string, { first: number; count: number }>() : yield* ledger.duplicateKeys(runId)

@@ -89,6 +89,11 @@ export interface Stage {
   /** The endpoints and models its requests use (for `svc-batch check`, and `search`'s model). */
   readonly calls: ReadonlyArray<{ readonly endpoint: Endpoint; readonly model: string }>
   readonly prepare: (fields: Fields) => Effect.Effect<Prepared, StageInputError>
+  /**
+   * The same preparation, synchronously, for stages that have it: the runner prepares a window of
+   * records ahead with it (an Effect run per record would cost a fiber each on a warm rerun).
+   */
+  readonly prepareNow?: (fields: Fields) => Prepared | StageInputError
 }
 
 export interface Pipeline {
@@ -156,3 +161,9 @@ export const prepareSync = (f: (fields: Fields) => Prepared | StageInputError) =
     const r = f(fields)
     return r instanceof StageInputError ? Effect.fail(r) : Effect.succeed(r)
   })
+
+/** A synchronous preparation as both of a stage's fields: `prepare` and `prepareNow`. */
+export const preparing = (f: (fields: Fields) => Prepared | StageInputError): Pick<Stage, "prepare" | "prepareNow"> => ({
+  prepare: prepareSync(f),
+  prepareNow: f
+})

@@ -27,6 +27,8 @@ export interface SinkSpec {
 export interface RowSink {
   /** A row: input fields and output columns; a missing value is written as null. */
   readonly write: (row: Readonly<Record<string, unknown>>) => Effect.Effect<void, SinkError>
+  /** Many rows at once (the output pass writes a chunk of plain rows so); absent: one `write` each. */
+  readonly writeRows?: (rows: ReadonlyArray<Readonly<Record<string, unknown>>>) => Effect.Effect<void, SinkError>
   /** Finishes the output and moves it into place. */
   readonly commit: Effect.Effect<void, SinkError>
 }

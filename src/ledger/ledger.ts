@@ -104,6 +104,8 @@ export interface LedgerService {
   /** A page of a run's records in ordinal order, from `fromOrdinal` on (a scan, not a lookup per record). */
   readonly records: (runId: number, fromOrdinal: number, limit: number) => Effect.Effect<ReadonlyArray<StoredRecord & { readonly ordinal: number }>>
   readonly putRecord: (runId: number, ordinal: number, key: string, outcome: RecordOutcome) => Effect.Effect<void, LedgerError>
+  /** Many records' outcomes at once (a window of a warm rerun): one effect, not one per record. */
+  readonly putRecords: (runId: number, records: ReadonlyArray<{ readonly ordinal: number; readonly key: string; readonly outcome: RecordOutcome }>) => Effect.Effect<void, LedgerError>
   /** Commits everything written before it. */
   readonly flush: Effect.Effect<void, LedgerError>
   /** How long writes waited for their commit so far. */
@@ -237,6 +239,11 @@ const decodeOutput = (json: string): RecordOutput => {
 const encodeOutput = (output: RecordOutput): string => JSON.stringify(output)
 const decodeError = Schema.decodeUnknownSync(FailureInfoJson)
 const encodeError = Schema.encodeSync(FailureInfoJson)
+
+const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOutcome): WriteOp =>
+  outcome._tag === "Done"
+    ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
+    : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
 
 const toOutcome = (row: RecordRow): RecordOutcome =>
   row.status === "done" ? { _tag: "Done", output: decodeOutput(row.output ?? "[]") } : { _tag: "Failed", error: decodeError(row.error ?? "{}") }
@@ -427,14 +434,14 @@ export const makeLedger = (options: LedgerOptions) =>
         }),
       records: (runId, fromOrdinal, limit) =>
         Effect.sync(() => q.records.all(runId, fromOrdinal, limit).map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))),
-      putRecord: (runId, ordinal, key, outcome) =>
-        Effect.suspend(() =>
-          write(
-            outcome._tag === "Done"
-              ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
-              : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
-          )
-        ),
+      putRecord: (runId, ordinal, key, outcome) => Effect.suspend(() => write(recordOp(runId, ordinal, key, outcome))),
+      putRecords: (runId, records) =>
+        Effect.try({
+          try: () => {
+            for (const r of records) buffer.add(recordOp(runId, r.ordinal, r.key, r.outcome))
+          },
+          catch: writeError
+        }),
       commitLag: () => buffer.lag(),
       flush,
       lastRun: (job) => Effect.sync(() => Option.map(Option.fromNullable(q.lastRun.get(job)), toRun)),

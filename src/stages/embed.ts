@@ -15,7 +15,7 @@
  */
 import { Effect, Schema } from "effect"
 import type { Condition } from "../engine/condition.ts"
-import { makeRequest, prepared, prepareSync, type Row, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
+import { makeRequest, prepared, preparing, type Row, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
 import { column, ColumnType, type Column } from "../io/columns.ts"
 import { Float32Vector } from "../ledger/stored.ts"
 import type { TextService } from "../service/client.ts"
@@ -157,7 +157,7 @@ export const embed = (options: EmbedOptions): Stage => {
     fanOut: long === "chunks",
     calls: [{ endpoint: "embeddings", model }],
     ...(options.when ? { when: options.when } : {}),
-    prepare: prepareSync((fields) => {
+    ...preparing((fields) => {
       const value = fields[options.field]
       if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.field)} is missing` })
       const read = fieldText(options.field, value)

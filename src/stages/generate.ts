@@ -20,7 +20,7 @@ import { Effect, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import type { Condition } from "../engine/condition.ts"
-import { makeRequest, prepared, prepareSync, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
+import { makeRequest, prepared, preparing, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
 import { column, type Column, ColumnType } from "../io/columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { IncompleteStreamError, ServiceError } from "../service/errors.ts"
@@ -188,7 +188,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
     columns,
     calls: [{ endpoint: "chat", model }],
     ...(options.when ? { when: options.when } : {}),
-    prepare: prepareSync((fields) => {
+    ...preparing((fields) => {
       const filled = fillTemplate(prompt, fields)
       if ("missing" in filled) return new StageInputError({ message: `prompt: field ${JSON.stringify(filled.missing)} is missing` })
       const messages: Array<Message> = [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), { role: "user", content: filled.text }]

@@ -13,7 +13,7 @@ import { chunkText } from "./chunking.ts"
 import type { Condition } from "../engine/condition.ts"
 import { defineStageType, FieldList } from "./stage-type.ts"
 import { fieldText } from "./text-field.ts"
-import { makeRequest, prepared, prepareSync, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
+import { makeRequest, prepared, preparing, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
 
 export interface ModerateOptions {
   /** Text fields to judge (all of them; missing fields fail the record). */
@@ -82,7 +82,7 @@ export const moderate = (options: ModerateOptions): Stage => {
     calls: [{ endpoint: "chat", model }],
     columns: [column(out.verdict, ColumnType.string), column(out.categories, ColumnType.string), column(out.raw, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
-    prepare: prepareSync((fields) => {
+    ...preparing((fields) => {
       const requests: Array<StageRequest<string>> = []
       for (const field of options.fields) {
         const value = fields[field]

@@ -22,6 +22,7 @@ export const csvSink: SinkAdapter = {
       yield* file.write(`\uFEFF${stringify([columns])}`)
       return {
         write: (row) => file.write(stringify([columns.map((c) => cell(row[c]))])),
+        writeRows: (rows) => file.write(stringify(rows.map((row) => columns.map((c) => cell(row[c]))))),
         commit: file.commit
       }
     })

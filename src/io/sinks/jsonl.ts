@@ -5,12 +5,14 @@ import { addedColumns, type SinkAdapter, type SinkError } from "../sink.ts"
 
 export interface JsonlFile {
   readonly write: (value: unknown) => Effect.Effect<void, SinkError>
+  /** Text already made of JSON lines. */
+  readonly text: (lines: string) => Effect.Effect<void, SinkError>
   readonly commit: Effect.Effect<void, SinkError>
 }
 
 /** A JSON Lines file, atomic (the rejects file is one too). */
 export const jsonlFile = (path: string): Effect.Effect<JsonlFile, SinkError, Scope.Scope> =>
-  Effect.map(atomicTextFile(path), (file) => ({ write: (value) => file.write(`${JSON.stringify(value)}\n`), commit: file.commit }))
+  Effect.map(atomicTextFile(path), (file) => ({ write: (value) => file.write(`${JSON.stringify(value)}\n`), text: file.write, commit: file.commit }))
 
 export const jsonlSink: SinkAdapter = {
   name: "jsonl",
@@ -18,13 +20,15 @@ export const jsonlSink: SinkAdapter = {
   open: (spec) =>
     Effect.map(jsonlFile(spec.path), (file) => {
       const added = addedColumns(spec).map((c) => c.name)
+      // Input fields as given, then every output column (null when absent).
+      const line = (row: Readonly<Record<string, unknown>>) => {
+        const out: Record<string, unknown> = { ...row }
+        for (const c of added) if (out[c] === undefined) out[c] = null
+        return `${JSON.stringify(out)}\n`
+      }
       return {
-        // Input fields as given, then every output column (null when absent).
-        write: (row) => {
-          const out: Record<string, unknown> = { ...row }
-          for (const c of added) if (out[c] === undefined) out[c] = null
-          return file.write(out)
-        },
+        write: (row) => file.text(line(row)),
+        writeRows: (rows) => file.text(rows.map(line).join("")),
         commit: file.commit
       }
     })
