@@ -45,7 +45,14 @@ const utf8Checker = (invalidLines: Set<number>) => {
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       let start = 0
-      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      const last = chunk.lastIndexOf(10)
+      // The common case: the chunk's whole lines are valid at once (a line break is never part of
+      // a multi-byte character), so only the lines are counted; a line is checked alone otherwise.
+      if (last !== -1 && partial.length === 0 && isUtf8(chunk.subarray(0, last))) {
+        for (let nl = chunk.indexOf(10); nl !== -1 && nl <= last; nl = chunk.indexOf(10, nl + 1)) line++
+        start = last + 1
+      }
+      for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, nl)
         check(partial.length === 0 ? piece : Buffer.concat([...partial, piece]))
         partial = []
