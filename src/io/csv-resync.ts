@@ -103,9 +103,15 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
       const end = !("error" in scanned) && !scanned.inQuotes && (!crlf || text.endsWith("\r\n") || !text.endsWith("\n"))
       recordChars += text.length
       if ("error" in scanned || (!end && recordChars > maxRecordChars)) {
-        const reason = "error" in scanned ? scanned.error : `no closing quote within ${maxRecordChars} characters`
+        // Said of the line where the quote opened: where the quoting broke, when on a later line.
+        const why =
+          !("error" in scanned)
+            ? `is not closed properly (no closing quote within ${maxRecordChars} characters)`
+            : line === start
+              ? `is not closed properly (${scanned.error})`
+              : `is not closed properly (it runs on to line ${line}, where ${scanned.error})`
         const lines = [...record, text]
-        out += rejectLine(start, lines[0]!, `is not closed properly (${reason})`)
+        out += rejectLine(start, lines[0]!, why)
         // Everything after the broken line is read again as if the bad quote were not there.
         queue = [...lines.slice(1), ...queue.slice(at)]
         at = 0
