@@ -100,4 +100,20 @@ describe("CSV resynchronisation after a bad quote", () => {
       ["Record", 9, "g8"]
     ])
   })
+
+  for (const eol of ["\n", "\r\n"]) {
+    it(`a quote inside an unquoted field (${JSON.stringify(eol)}): the reject holds the row's whole line(s), at the line it starts; the next rows keep their lines`, async () => {
+      const long = "x".repeat(3000)
+      const lines = ["id,text", 'g1,unquoted "x" here', "g2,ok", 'g3,"multi', 'line",bad "q" tail', "g4,ok", `g5,${long} "y" ${long}`, "g6,ok"]
+      const items = await read("stray.csv", lines.join(eol) + eol)
+      expect(shown(items)).toEqual([
+        ["Reject", 2, 'a quote inside an unquoted field on line 2 (after "unquoted "): quote the whole field and double the quotes in it; the row is rejected', 'g1,unquoted "x" here'],
+        ["Record", 3, "g2"],
+        ["Reject", 4, 'a quote inside an unquoted field on line 5 (after "bad "): quote the whole field and double the quotes in it; the row is rejected', `g3,"multi${eol}line",bad "q" tail`],
+        ["Record", 6, "g4"],
+        ["Reject", 7, `a quote inside an unquoted field on line 7 (after "…${"x".repeat(39)} "): quote the whole field and double the quotes in it; the row is rejected`, `g5,${long} "y" ${long}`.slice(0, 2000)],
+        ["Record", 8, "g6"]
+      ])
+    })
+  }
 })
