@@ -62,4 +62,14 @@ describe("svc-batch run: flags decode like the job file", () => {
     expect(await p.exited).toBe(0)
     expect(p.out()).toContain("finished: 3 done")
   })
+
+  it("--input naming a file that does not exist: exit 2 blaming the flag, not the job file", async () => {
+    const dir = tempDir()
+    const job = writeJob(dir)
+    const p = spawnCli(["run", job, "--input", join(dir, "some.csv")], clean)
+    expect(await p.exited).toBe(2)
+    expect(p.err()).toContain(`svc-batch: --input: input file not found: ${join(dir, "some.csv")}`)
+    expect(p.err()).not.toContain("job.yaml")
+  }, 30_000)
 })
+
