@@ -73,3 +73,14 @@ describe("svc-batch run: flags decode like the job file", () => {
   }, 30_000)
 })
 
+describe("svc-batch run: the input's record count in the header", () => {
+  it("JSON Lines: blank lines are not counted (7 records and a blank line: 7, not 8)", async () => {
+    const dir = tempDir()
+    const input = join(dir, "blank-line.jsonl")
+    const records = Array.from({ length: 7 }, (_, i) => JSON.stringify({ id: `r${i}`, text: `calm note ${i}` }))
+    writeFileSync(input, `${records.slice(0, 4).join("\n")}\n\n${records.slice(4).join("\n")}\n`)
+    const p = spawnCli(["run", writeJob(dir), "--input", input], clean)
+    expect(await p.exited).toBe(0)
+    expect(p.out()).toContain(`  input   ${input} (jsonl, 7 records)`)
+  }, 30_000)
+})
