@@ -37,22 +37,47 @@ const tryCreate = (path: string, owner: LockOwner): boolean => {
   }
 }
 
-/** The lock's owner while it holds it; none when the lock is free, unreadable or left by an owner that is gone. */
-const holder = (path: string): Option.Option<LockOwner> => {
+type LockReading =
+  | { readonly _tag: "Free" }
+  | { readonly _tag: "Unreadable" }
+  | { readonly _tag: "Owned"; readonly owner: LockOwner; readonly touched: number }
+
+const readLock = (path: string): LockReading => {
   let text: string
   let touched: number
   try {
     text = readFileSync(path, "utf8")
     touched = statSync(path).mtimeMs
   } catch {
-    return Option.none()
+    return { _tag: "Free" }
   }
   // A bare pid: a lock written by an earlier version, on this host.
   const legacy = /^\d+$/.test(text.trim()) ? { pid: Number(text.trim()), host: hostname(), started: "" } : undefined
   const owner = legacy ?? Option.getOrUndefined(Schema.decodeUnknownOption(LockOwner)(text))
-  if (owner === undefined) return Option.none()
+  return owner === undefined ? { _tag: "Unreadable" } : { _tag: "Owned", owner, touched }
+}
+
+/** The lock's owner while it holds it; none when the lock is free, unreadable or left by an owner that is gone. */
+const holder = (path: string): Option.Option<LockOwner> => {
+  const lock = readLock(path)
+  if (lock._tag !== "Owned") return Option.none()
+  const { owner, touched } = lock
   const held = owner.host === hostname() ? owner.pid !== process.pid && processAlive(owner.pid) : Date.now() - touched < STALE_MS
   return held ? Option.some(owner) : Option.none()
+}
+
+/**
+ * Whether the invocation that holds the job's lock is certainly gone, for `status` and `runs`: a
+ * run the ledger calls running whose lock is missing, or names a process of this host that no longer
+ * exists, was killed (its process could not mark it interrupted). `undefined` when it may still be
+ * running: a live process here, a lock from another host (only its heartbeat tells, not this), or
+ * one that cannot be read (being written).
+ */
+export const lockOwnerGone = (ledger: string): string | undefined => {
+  const lock = readLock(`${ledger}.lock`)
+  if (lock._tag === "Free") return "no process holds the job's lock"
+  if (lock._tag === "Unreadable" || lock.owner.host !== hostname()) return undefined
+  return processAlive(lock.owner.pid) ? undefined : `its process ${lock.owner.pid} is gone`
 }
 
 const describe = (o: LockOwner) => `process ${o.pid}${o.host === hostname() ? "" : ` on ${o.host}`}${o.started ? `, started ${o.started}` : ""}`

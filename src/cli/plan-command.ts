@@ -11,7 +11,8 @@ import { pipelineForJob } from "../../pipelines/index.ts"
 import { resolveJob, type ResolvedJob } from "../engine/job.ts"
 import { type Plan, planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
-import { checkReadable } from "../io/input-access.ts"
+import { missingColumns } from "../engine/input-columns.ts"
+import { checkReadable, sourceColumns } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { ConfigError } from "./endpoint.ts"
@@ -56,6 +57,10 @@ export const planOf = (file: string, job: ResolvedJob) =>
     const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), { onNone: () => "emulator", onSome: (u) => u.replace(/\/+$/, "") })
     yield* checkReadable(job.input.path)
     const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
+    // As `run` does: a column the job reads that the input's header or schema lacks is exit 2 here
+    // too, naming it, not a plan of records refused one by one.
+    const missing = missingColumns(pipeline, job.input.id, source.path, yield* sourceColumns(source))
+    if (missing !== undefined) return yield* missing
     const plan = existsSync(job.state)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
       : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))

@@ -203,7 +203,7 @@ export const executeRun = (o: RunInput) =>
         Effect.gen(function* () {
           yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
           yield* checkReadable(input)
-          const { fingerprint, lines } = yield* fingerprintInput(input, { quoted: inputFormat === "csv" })
+          const { fingerprint, lines } = yield* fingerprintInput(input, { quoted: inputFormat === "csv", skipBlank: inputFormat === "jsonl" })
           stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
           return yield* work(fingerprint).pipe(
             Effect.provide(Layer.merge(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }), Ledger.layer({ path: state })))

@@ -10,8 +10,13 @@ export const STALE_MS = 15_000
 export interface RunView {
   readonly id: number
   readonly job: string
-  /** `running` only while its process saves statistics; `stale` when it stopped doing so. */
+  /**
+   * `running` only while its process lives and saves statistics; `stale` when the process is gone
+   * (seen at once on this host by the job's lock) or stopped saving them (15 s).
+   */
   readonly state: "running" | "stale" | "interrupted" | "finished" | "aborted"
+  /** Why a stale run is taken for dead: `process gone` (the lock says so) or `no update` (silent for 15 s). */
+  readonly staleCause: string | null
   readonly service: string | null
   readonly startedAt: string
   readonly finishedAt: string | null
@@ -35,11 +40,16 @@ export interface RunView {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-export const viewOf = (run: Run, now: number = Date.now()): RunView => {
+/**
+ * `processGone`: for a run the ledger calls running, why its process is known to be gone (from the
+ * job's lock, `lockOwnerGone`), which makes it stale at once; else the 15-s rule alone decides.
+ */
+export const viewOf = (run: Run, now: number = Date.now(), processGone?: string): RunView => {
   const s = run.stats
   const finished = s.done + s.failed
-  const live = run.status === "running" && run.updatedAt !== null && now - run.updatedAt <= STALE_MS
-  const state = run.status === "running" ? (live ? "running" : "stale") : run.status
+  const silent = run.updatedAt === null || now - run.updatedAt > STALE_MS
+  const state = run.status === "running" ? (processGone === undefined && !silent ? "running" : "stale") : run.status
+  const staleCause = state !== "stale" ? null : processGone ?? `no update for ${duration((now - (run.updatedAt ?? run.startedAt)) / 1000)}`
   const end = run.finishedAt ?? run.updatedAt ?? now
   const since = s.since > 0 ? s.since : run.startedAt
   const seconds = (end - since) / 1000
@@ -49,6 +59,7 @@ export const viewOf = (run: Run, now: number = Date.now()): RunView => {
     id: run.id,
     job: run.job,
     state,
+    staleCause,
     service: run.service,
     startedAt: iso(run.startedAt)!,
     finishedAt: iso(run.finishedAt),
@@ -77,9 +88,10 @@ const duration = (seconds: number | null) => {
 
 const origin = (service: string | null) => (service === null ? "?" : service === "emulator" ? "EMULATOR" : service)
 
-/** The lines `status` prints. */
-export const statusLines = (v: RunView, now: number = Date.now()): ReadonlyArray<string> => {
-  const head = `run ${v.id} of ${v.job}: ${v.state}${v.state === "stale" ? ` (no update for ${duration((now - Date.parse(v.updatedAt ?? v.startedAt)) / 1000)}: its process is most likely gone; run the job again to resume)` : ""}`
+/** The lines `status` prints; `file`: the job file, for the hint to resume. */
+export const statusLines = (v: RunView, file?: string): ReadonlyArray<string> => {
+  const why = v.staleCause?.startsWith("no update") ? `${v.staleCause}: its process is most likely gone` : `interrupted: ${v.staleCause}`
+  const head = `run ${v.id} of ${v.job}: ${v.state}${v.state === "stale" ? ` (${why}; to resume, run the same command again, e.g. svc-batch run ${file ?? "<job-file>"})` : ""}`
   const total = `${v.totalIsEstimate ? "~" : ""}${v.total}`
   return [
     head,

@@ -3,7 +3,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { jobWithLedger } from "./job-ledger.ts"
-import { runsTable, viewOf } from "./run-view.ts"
+import { viewsWithLock } from "./run-liveness.ts"
+import { runsTable } from "./run-view.ts"
 
 export const runsCommand = Command.make(
   "runs",
@@ -15,8 +16,10 @@ export const runsCommand = Command.make(
   (o) =>
     Effect.gen(function* () {
       const job = yield* jobWithLedger(o.job)
-      const runs = yield* Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))).pipe(Effect.provide(Ledger.layer({ path: job.state })))
-      const views = runs.map((r) => viewOf(r))
+      const views = yield* viewsWithLock(
+        Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
+        job.state
+      ).pipe(Effect.provide(Ledger.layer({ path: job.state })))
       if (o.json) {
         for (const v of views) yield* Console.log(JSON.stringify(v))
         return

@@ -7,7 +7,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
-import { statusLines, viewOf } from "./run-view.ts"
+import { viewsWithLock } from "./run-liveness.ts"
+import { statusLines } from "./run-view.ts"
 
 export const statusCommand = Command.make(
   "status",
@@ -22,16 +23,19 @@ export const statusCommand = Command.make(
     Effect.gen(function* () {
       const job = yield* jobWithLedger(o.job)
       const show = Effect.gen(function* () {
-        const view = viewOf(yield* chosenRun(o.job, job, o.run))
-        yield* Console.log(o.json ? JSON.stringify(view) : statusLines(view).join("\n"))
-        return view
+        const [view] = yield* viewsWithLock(Effect.map(chosenRun(o.job, job, o.run), (run) => [run]), job.state)
+        yield* Console.log(o.json ? JSON.stringify(view) : statusLines(view!, o.job).join("\n"))
+        return view!
       })
       yield* Effect.gen(function* () {
-        let state = (yield* show).state
-        while (o.watch && state === "running") {
+        let view = yield* show
+        if (!o.watch) return
+        while (view.state === "running") {
           yield* Effect.sleep(Duration.seconds(Math.max(1, o.interval)))
-          state = (yield* show).state
+          view = yield* show
         }
+        // The end of the watch, said (as text only: --json prints one object per refresh).
+        if (!o.json) yield* Console.log(`watch ended: run ${view.id} is no longer running (${view.state}${view.staleCause ? `: ${view.staleCause}` : ""})`)
       }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
     })
 ).pipe(Command.withDescription("Show where a job's run stands (also while it runs elsewhere): counts, rate, ETA, 429s; sends nothing. Example: svc-batch status jobs/nightly.yaml --watch"))

@@ -291,7 +291,11 @@ export const resolveJob = (
     const fromJob = (path: string) => resolve(dir, path)
     const fromCli = (path: string) => resolve(path)
     const input = overrides.input !== undefined ? fromCli(overrides.input) : fromJob(job.input.path)
-    if (options.inputMustExist && !existsSync(input)) return yield* new JobFileError({ file, detail: `input file not found: ${input}` })
+    if (options.inputMustExist && !existsSync(input)) {
+      // Blamed on where the path came from: the flag, or the job file.
+      const detail = `input file not found: ${input}`
+      return yield* overrides.input !== undefined ? new OptionError({ flag: "--input", detail }) : new JobFileError({ file, detail })
+    }
     const inputFormat = overrides.inputFormat ?? formatOf(input, job.input.format)
     if (inputFormat === undefined) {
       return yield* new JobFileError({ file, detail: `${input}: cannot tell the format from the extension; set input.format or --input-format` })

@@ -21,7 +21,7 @@ export class UnclosedQuote extends Error {
   }
 }
 
-/** What replaces a broken line: a field csv-parse reads as is (no quote, comma or line break). */
+/** What replaces a broken row: a field csv-parse reads as is (no quote, comma or line break; quoted with the line breaks of a row of several lines). */
 const MARKER = "\u0000svc-batch-broken-row:"
 
 export interface BrokenRow {
@@ -35,11 +35,21 @@ export type BrokenRows = (value: unknown) => BrokenRow | undefined
 
 const QUOTE = 34
 
+type Scanned =
+  | {
+      readonly inQuotes: boolean
+      /** A quote inside an unquoted field (csv-parse's "Invalid Opening Quote"): the field's text before it. */
+      readonly stray?: string
+    }
+  | { readonly error: string }
+
 /** Scans one physical line (with its line break) from a quoting state; the state after it, or why it breaks. */
-const scanLine = (text: string, inQuotes: boolean): { readonly inQuotes: boolean } | { readonly error: string } => {
+const scanLine = (text: string, inQuotes: boolean): Scanned => {
   if (!inQuotes && text.indexOf('"') === -1) return { inQuotes: false }
   let quoted = inQuotes
   let fieldStart = !inQuotes
+  let fieldBegin = 0
+  let stray: string | undefined
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (quoted) {
@@ -56,10 +66,13 @@ const scanLine = (text: string, inQuotes: boolean): { readonly inQuotes: boolean
     } else if (c === QUOTE && fieldStart) {
       quoted = true
     } else {
+      // (The last 40 characters before it: enough to find it in the line.)
+      if (c === QUOTE && stray === undefined) stray = `${i - fieldBegin > 40 ? "…" : ""}${text.slice(Math.max(fieldBegin, i - 40), i)}`
       fieldStart = text[i] === ","
+      if (fieldStart) fieldBegin = i + 1
     }
   }
-  return { inQuotes: quoted }
+  return stray === undefined ? { inQuotes: quoted } : { inQuotes: quoted, stray }
 }
 
 export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "stop" = "reject"): { readonly transform: Transform; readonly brokenRow: BrokenRows } => {
@@ -78,14 +91,27 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
   // quotes too) does not end a record. The scanner follows the same rule, and a marker line ends
   // with that delimiter, so csv-parse reads it as a row of its own.
   let crlf = false
+  /**
+   * The marker standing for a rejected row; `lines`: its physical lines, kept whole (up to 2,000
+   * characters) as the reject's raw. A row of several lines becomes a quoted marker holding their
+   * line breaks, so csv-parse counts the same lines and the next rows keep their numbers.
+   */
+  const marker = (line: number, lines: ReadonlyArray<string>, reason: string): string => {
+    const id = `${nextId++}`
+    broken.set(id, { line, reason, raw: lines.join("").replace(/\r?\n$/, "").slice(0, 2000) })
+    const eol = crlf ? "\r\n" : "\n"
+    if (lines.length === 1) return `${MARKER}${id}${eol}`
+    const breaks = lines.slice(0, -1).map((l) => (l.endsWith("\r\n") ? "\r\n" : "\n")).join("")
+    return `"${MARKER}${id}${breaks}"${eol}`
+  }
   /** `why`: what is wrong with the quote opened on `line`. */
   const rejectLine = (line: number, text: string, why: string): string => {
     if (unclosedQuote === "stop") throw new UnclosedQuote(line, why)
-    const reason = `the quote opened on line ${line} ${why}; the row is rejected and reading resumes on line ${line + 1}`
-    const id = `${nextId++}`
-    broken.set(id, { line, reason, raw: text.replace(/\r?\n$/, "").slice(0, 2000) })
-    return `${MARKER}${id}${crlf ? "\r\n" : "\n"}`
+    return marker(line, [text], `the quote opened on line ${line} ${why}; the row is rejected and reading resumes on line ${line + 1}`)
   }
+  // The first quote inside an unquoted field of the record being read (csv-parse would skip the
+  // row, its reject holding the row only up to that quote): the row is rejected here, whole.
+  let stray: { readonly line: number; readonly before: string } | undefined
 
   /** Feeds physical lines (numbered from `first`); returns the text to pass on. */
   const feed = (lines: ReadonlyArray<string>, first: number): string => {
@@ -103,9 +129,15 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
       const end = !("error" in scanned) && !scanned.inQuotes && (!crlf || text.endsWith("\r\n") || !text.endsWith("\n"))
       recordChars += text.length
       if ("error" in scanned || (!end && recordChars > maxRecordChars)) {
-        const reason = "error" in scanned ? scanned.error : `no closing quote within ${maxRecordChars} characters`
+        // Said of the line where the quote opened: where the quoting broke, when on a later line.
+        const why =
+          !("error" in scanned)
+            ? `is not closed properly (no closing quote within ${maxRecordChars} characters)`
+            : line === start
+              ? `is not closed properly (${scanned.error})`
+              : `is not closed properly (it runs on to line ${line}, where ${scanned.error})`
         const lines = [...record, text]
-        out += rejectLine(start, lines[0]!, `is not closed properly (${reason})`)
+        out += rejectLine(start, lines[0]!, why)
         // Everything after the broken line is read again as if the bad quote were not there.
         queue = [...lines.slice(1), ...queue.slice(at)]
         at = 0
@@ -113,14 +145,19 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
         record = []
         recordChars = 0
         inQuotes = false
+        stray = undefined
         continue
       }
       record.push(text)
       inQuotes = scanned.inQuotes
+      if (scanned.stray !== undefined) stray ??= { line, before: scanned.stray }
       if (end) {
-        out += record.join("")
+        out += stray === undefined
+          ? record.join("")
+          : marker(start, record, `a quote inside an unquoted field on line ${stray.line} (after ${JSON.stringify(stray.before)}): quote the whole field and double the quotes in it; the row is rejected`)
         record = []
         recordChars = 0
+        stray = undefined
       }
     }
     lineNo = n - 1
@@ -158,6 +195,7 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
           record = []
           recordChars = 0
           inQuotes = false
+          stray = undefined
           out += rejectLine(first, lines[0]!, "is never closed (the file ends inside it)")
           out += feed(lines.slice(1), first + 1)
         }
@@ -173,7 +211,7 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
     transform,
     brokenRow: (value) => {
       if (typeof value !== "string" || !value.startsWith(MARKER)) return undefined
-      const id = value.slice(MARKER.length)
+      const id = value.slice(MARKER.length).replace(/[\r\n]+$/, "")
       const row = broken.get(id)
       broken.delete(id)
       return row

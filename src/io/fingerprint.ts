@@ -3,7 +3,8 @@
  * For CSV (`quoted`), line breaks inside quoted fields are not counted: a record with a multi-line
  * field is one row. A doubled quote (`""`) toggles twice, so RFC 4180 escaping needs no special
  * case. The count is an estimate only where a row's quoting is broken; a quote still open at the
- * end of the file falls back to counting lines.
+ * end of the file falls back to counting lines. For JSON Lines (`skipBlank`), blank lines (only
+ * spaces, tabs, CRs) are not counted: the source skips them.
  */
 import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
@@ -11,9 +12,19 @@ import { createReadStream } from "node:fs"
 const QUOTE = 34
 const NEWLINE = 10
 
-export const fingerprintFile = async (path: string, options: { readonly quoted?: boolean } = {}): Promise<{ fingerprint: string; lines: number; bytes: number }> => {
+/** Blank-line bytes other than the newline: space, tab, CR, VT, FF. */
+const blank = (b: number) => b === 32 || b === 9 || b === 13 || b === 11 || b === 12
+
+export const fingerprintFile = async (
+  path: string,
+  /** `skipBlank` (JSON Lines, which skips blank lines): count only lines with something on them. */
+  options: { readonly quoted?: boolean; readonly skipBlank?: boolean } = {}
+): Promise<{ fingerprint: string; lines: number; bytes: number }> => {
   const hash = createHash("sha256")
   let lines = 0
+  let nonBlank = 0
+  // Whether the current line has had a byte other than blank ones.
+  let content = false
   let bytes = 0
   let last = NEWLINE
   let inQuotes = false
@@ -39,8 +50,29 @@ export const fingerprintFile = async (path: string, options: { readonly quoted?:
         }
       }
     }
+    if (options.skipBlank) {
+      // A line's first bytes decide it (a JSON line starts with "{"): then on to the next newline.
+      let i = 0
+      while (i < chunk.length) {
+        if (!content) {
+          while (i < chunk.length && blank(chunk[i]!)) i++
+          if (i === chunk.length) break
+          if (chunk[i] === NEWLINE) {
+            i++
+            continue
+          }
+          content = true
+        }
+        const n = chunk.indexOf(NEWLINE, i)
+        if (n === -1) break
+        nonBlank++
+        content = false
+        i = n + 1
+      }
+    }
     last = chunk[chunk.length - 1]!
   }
+  if (options.skipBlank) return { fingerprint: hash.digest("hex"), lines: nonBlank + (content ? 1 : 0), bytes }
   // A quote left open to the end (a broken row) would make every later line look quoted: the
   // physical line count is the better estimate then.
   if (!options.quoted || inQuotes) lines = physical

@@ -32,7 +32,7 @@ export const checkReadable = (path: string): Effect.Effect<void, SourceError> =>
     catch: (e) => new SourceError({ path, detail: `cannot read the input: ${reason(e)}` })
   })
 
-export const fingerprintInput = (path: string, options: { readonly quoted?: boolean } = {}) =>
+export const fingerprintInput = (path: string, options: { readonly quoted?: boolean; readonly skipBlank?: boolean } = {}) =>
   Effect.tryPromise({ try: () => fingerprintFile(path, options), catch: (e) => new SourceError({ path, detail: `cannot read the input: ${reason(e)}` }) })
 
 export const sourceColumns = (source: Source) =>

@@ -4,7 +4,7 @@ import { Effect, Exit } from "effect"
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
-import { lockJob } from "../../src/cli/job-lock.ts"
+import { lockJob, lockOwnerGone } from "../../src/cli/job-lock.ts"
 import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { doneInLedger } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
@@ -107,4 +107,20 @@ describe("one invocation of a job at a time", () => {
       expect(JSON.parse(readFileSync(`${ledger}.lock`, "utf8")).pid).toBe(process.pid)
     })
   )
+
+  describe("lockOwnerGone (what status and runs ask of a run marked running)", () => {
+    it("no lock: gone", () => {
+      expect(lockOwnerGone(join(tempDir(), "j.ledger.sqlite"))).toBe("no process holds the job's lock")
+    })
+    it("a lock naming a process of this host that no longer exists: gone, naming it", () => {
+      const ledger = lockFile({ pid: 2 ** 22 + 12345, host: hostname(), started: "2026-01-01T00:00:00Z" }, 0)
+      expect(lockOwnerGone(ledger)).toBe(`its process ${2 ** 22 + 12345} is gone`)
+    })
+    it("a lock naming a live process of this host: not gone", () => {
+      expect(lockOwnerGone(lockFile({ pid: process.pid, host: hostname(), started: "2026-01-01T00:00:00Z" }, 0))).toBeUndefined()
+    })
+    it("a lock from another host: not decided by the lock (the 15-s heartbeat rule of status decides), however old", () => {
+      expect(lockOwnerGone(lockFile({ pid: 2 ** 22 + 12345, host: "elsewhere", started: "2026-01-01T00:00:00Z" }, 90_000))).toBeUndefined()
+    })
+  })
 })

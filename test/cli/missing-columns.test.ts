@@ -33,4 +33,18 @@ describe("missing input columns", () => {
     expect(await p.exited).toBe(2)
     expect(p.err()).toContain(`no column "record_id" (the job's input.id); the input's columns are: id,`)
   }, 60_000)
+
+  it("plan and run --dry-run: the same exit 2 and message as run, not a plan of records refused one by one", async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, "in.csv"), `id,heading,body\n${Array.from({ length: 100 }, (_, i) => `${i},Hello ${i},A calm note`).join("\n")}\n`)
+    const job = join(dir, "job.yaml")
+    writeFileSync(job, "name: pcols\npipeline: moderation\nfields: { text: title }\ninput: { path: in.csv, id: id }\noutput: { path: out/r.jsonl }\n")
+    const message = `svc-batch: ${join(dir, "in.csv")}: no column "title" (read by stage 1, moderate); the input's columns are: id, heading, body`
+    for (const args of [["plan", job], ["plan", job, "--json"], ["run", job, "--dry-run"]]) {
+      const p = spawnCli(args, env)
+      expect(await p.exited, args.join(" ")).toBe(2)
+      expect(p.err()).toContain(message)
+      expect(p.out()).not.toContain("refused by")
+    }
+  }, 60_000)
 })

@@ -62,4 +62,25 @@ describe("svc-batch run: flags decode like the job file", () => {
     expect(await p.exited).toBe(0)
     expect(p.out()).toContain("finished: 3 done")
   })
+
+  it("--input naming a file that does not exist: exit 2 blaming the flag, not the job file", async () => {
+    const dir = tempDir()
+    const job = writeJob(dir)
+    const p = spawnCli(["run", job, "--input", join(dir, "some.csv")], clean)
+    expect(await p.exited).toBe(2)
+    expect(p.err()).toContain(`svc-batch: --input: input file not found: ${join(dir, "some.csv")}`)
+    expect(p.err()).not.toContain("job.yaml")
+  }, 30_000)
+})
+
+describe("svc-batch run: the input's record count in the header", () => {
+  it("JSON Lines: blank lines are not counted (7 records and a blank line: 7, not 8)", async () => {
+    const dir = tempDir()
+    const input = join(dir, "blank-line.jsonl")
+    const records = Array.from({ length: 7 }, (_, i) => JSON.stringify({ id: `r${i}`, text: `calm note ${i}` }))
+    writeFileSync(input, `${records.slice(0, 4).join("\n")}\n\n${records.slice(4).join("\n")}\n`)
+    const p = spawnCli(["run", writeJob(dir), "--input", input], clean)
+    expect(await p.exited).toBe(0)
+    expect(p.out()).toContain(`  input   ${input} (jsonl, 7 records)`)
+  }, 30_000)
 })

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { viewOf } from "../../src/cli/run-view.ts"
+import { statusLines, viewOf } from "../../src/cli/run-view.ts"
 import { emptyStats } from "../../src/engine/run-stats.ts"
 import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { doneInLedger } from "./ledger-probe.ts"
@@ -47,6 +47,38 @@ describe("svc-batch status", () => {
     expect(lines[1]).toMatch(/^1\s+interrupted\s+/)
   }, 60_000)
 
+  it("a run killed with SIGKILL is stale at once (its process is gone) in status and runs, and --watch ends with a final line", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 300)
+    const job = join(dir, "job.yaml")
+    // 1 record/s: the run would take 5 minutes; it saves its statistics every 2 s until killed.
+    writeFileSync(job, `name: killed\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\nlimits: { rpm: { svc3-guard: 60 } }\nreport: { enabled: false }\n`)
+    const ledger = join(dir, ".svc-batch", "killed.ledger.sqlite")
+    const run = spawnCli(["run", job], env)
+    while (doneInLedger(ledger) < 1) await new Promise((r) => setTimeout(r, 100))
+    const watch = spawnCli(["status", job, "--watch", "--interval", "1"], env)
+    await watch.waitFor(/^run 1 of killed: running$/m)
+
+    run.child.kill("SIGKILL")
+    expect(await run.exited).toBe(-1)
+    const killedAt = Date.now()
+    // The ledger still says running and its last update is fresh: the lock tells the process is gone.
+    expect(await watch.exited).toBe(0)
+    expect(Date.now() - killedAt).toBeLessThan(12_000) // not the 15 s of silence (its cause says so too)
+    expect(watch.out()).toMatch(/\nwatch ended: run 1 is no longer running \(stale: its process \d+ is gone\)\n$/)
+
+    // The cause shows it is the lock that told, not 15 s of silence ("no update for …").
+    const status = spawnCli(["status", job, "--json"], env)
+    const text = spawnCli(["status", job], env)
+    const runs = spawnCli(["runs", job], env)
+    expect(await status.exited).toBe(0)
+    expect(JSON.parse(status.out())).toMatchObject({ state: "stale", staleCause: `its process ${run.child.pid} is gone`, etaSeconds: null })
+    expect(await text.exited).toBe(0)
+    expect(text.out()).toContain(`run 1 of killed: stale (interrupted: its process ${run.child.pid} is gone; to resume, run the same command again, e.g. svc-batch run ${job})`)
+    expect(await runs.exited).toBe(0)
+    expect(runs.out().trim().split("\n")[1]).toMatch(/^1\s+stale\s+/)
+  }, 60_000)
+
   it("says the job has not run yet (exit 2)", async () => {
     const dir = tempDir()
     const job = join(dir, "job.yaml")
@@ -74,6 +106,15 @@ describe("run view", () => {
     expect(v).toMatchObject({ state: "running", pending: 58, rate: 3.2, etaSeconds: 19 })
   })
   it("a running run that stopped saving them is stale (its process is gone)", () => {
-    expect(viewOf(run(60_000), 2_000_000)).toMatchObject({ state: "stale", etaSeconds: null })
+    expect(viewOf(run(60_000), 2_000_000)).toMatchObject({ state: "stale", staleCause: "no update for 1m00s", etaSeconds: null })
+  })
+  it("a running run whose process the lock says is gone is stale at once, however fresh its statistics", () => {
+    expect(viewOf(run(1000), 2_000_000, "its process 42 is gone")).toMatchObject({ state: "stale", staleCause: "its process 42 is gone", etaSeconds: null })
+    expect(statusLines(viewOf(run(1000), 2_000_000, "its process 42 is gone"), "j.yaml")[0]).toBe(
+      "run 3 of j: stale (interrupted: its process 42 is gone; to resume, run the same command again, e.g. svc-batch run j.yaml)"
+    )
+  })
+  it("an ended run stays what the ledger says, whatever the lock", () => {
+    expect(viewOf({ ...run(1000), status: "interrupted" }, 2_000_000, "no process holds the job's lock")).toMatchObject({ state: "interrupted", staleCause: null })
   })
 })

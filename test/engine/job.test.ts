@@ -114,6 +114,15 @@ describe("resolveJob", () => {
       expect(error.message).toMatch(/job\.yaml: input file not found: .*nope\.csv$/)
     })
   )
+
+  it.effect("a missing input given with --input is blamed on the flag, not the job file", () =>
+    Effect.gen(function* () {
+      const { path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
+      const error = yield* Effect.flip(resolveJob(path, { input: "/nonexistent/some.csv" }))
+      expect(error._tag).toBe("OptionError")
+      expect(error.message).toBe("--input: input file not found: /nonexistent/some.csv")
+    })
+  )
 })
 
 describe("unusedRpmModels", () => {

@@ -78,4 +78,42 @@ describe("CSV resynchronisation after a bad quote", () => {
       ["Record", 5, "four"]
     ])
   })
+
+  const read = async (name: string, content: string) => {
+    const path = join(tempDir(), name)
+    writeFileSync(path, content)
+    return Effect.runPromise(Stream.runCollect(csvSource(path).items()).pipe(Effect.map(Chunk.toArray)))
+  }
+  const shown = (items: ReadonlyArray<SourceItem>) => items.map((i) => (i._tag === "Record" ? ["Record", i.line, i.fields.id] : ["Reject", i.line, i.reason, i.raw]))
+
+  it("a quote that runs on to a later line and breaks there: the reason is said of the line where it opened, naming where it broke", async () => {
+    // Line 6's quote is not closed there ("" is an escaped quote): the field runs on, and breaks on line 8.
+    const items = await read("runs-on.csv", 'id,text\ng1,a\ng2,b\ng3,c\ng4,d\ng5,"a""\ng6,ok\ng7,"more"\ng8,ok\n')
+    expect(shown(items)).toEqual([
+      ["Record", 2, "g1"],
+      ["Record", 3, "g2"],
+      ["Record", 4, "g3"],
+      ["Record", 5, "g4"],
+      ["Reject", 6, 'the quote opened on line 6 is not closed properly (it runs on to line 8, where a closing quote is followed by "m"); the row is rejected and reading resumes on line 7', 'g5,"a""'],
+      ["Record", 7, "g6"],
+      ["Record", 8, "g7"],
+      ["Record", 9, "g8"]
+    ])
+  })
+
+  for (const eol of ["\n", "\r\n"]) {
+    it(`a quote inside an unquoted field (${JSON.stringify(eol)}): the reject holds the row's whole line(s), at the line it starts; the next rows keep their lines`, async () => {
+      const long = "x".repeat(3000)
+      const lines = ["id,text", 'g1,unquoted "x" here', "g2,ok", 'g3,"multi', 'line",bad "q" tail', "g4,ok", `g5,${long} "y" ${long}`, "g6,ok"]
+      const items = await read("stray.csv", lines.join(eol) + eol)
+      expect(shown(items)).toEqual([
+        ["Reject", 2, 'a quote inside an unquoted field on line 2 (after "unquoted "): quote the whole field and double the quotes in it; the row is rejected', 'g1,unquoted "x" here'],
+        ["Record", 3, "g2"],
+        ["Reject", 4, 'a quote inside an unquoted field on line 5 (after "bad "): quote the whole field and double the quotes in it; the row is rejected', `g3,"multi${eol}line",bad "q" tail`],
+        ["Record", 6, "g4"],
+        ["Reject", 7, `a quote inside an unquoted field on line 7 (after "…${"x".repeat(39)} "): quote the whole field and double the quotes in it; the row is rejected`, `g5,${long} "y" ${long}`.slice(0, 2000)],
+        ["Record", 8, "g6"]
+      ])
+    })
+  }
 })

@@ -27,7 +27,8 @@ describe("CSV unclosedQuote: stop", () => {
 
   it("a quote closed wrongly: fails naming the line where it opened", async () => {
     const msg = await failure(file('id,text\r\n1,ok\r\n2,"opens here\r\n3,"closed"wrong\r\n4,x\r\n'))
-    expect(msg).toContain('the quote opened on line 3 is not closed properly (a closing quote is followed by "c")')
+    // The "c" is on line 4: the reason says so, not as if it were on line 3.
+    expect(msg).toContain('the quote opened on line 3 is not closed properly (it runs on to line 4, where a closing quote is followed by "c")')
   })
 
   it("a file without broken quotes reads as usual", async () => {

@@ -32,3 +32,21 @@ describe("row estimate with a broken quote", () => {
     expect((await fingerprintFile(path, { quoted: true })).lines - 1).toBe(20_000)
   })
 })
+
+describe("row estimate of JSON Lines (skipBlank)", () => {
+  it("blank lines — empty, spaces and tabs, CRLF — are not counted; a last line without a newline is", async () => {
+    const path = join(tempDir(), "blank.jsonl")
+    writeFileSync(path, '\n{"a":1}\n\n  \t\n{"a":2}\r\n\r\n {"a":3}\n{"a":4}')
+    const counted = await fingerprintFile(path, { skipBlank: true })
+    expect(counted.lines).toBe(4)
+    expect(counted.fingerprint).toBe((await fingerprintFile(path)).fingerprint)
+  })
+
+  it("counts right across the 1 MiB chunks the file is read in", async () => {
+    const path = join(tempDir(), "big.jsonl")
+    // 30,000 records (~1.5 MiB) with a blank line after every third: chunk edges fall anywhere.
+    const lines = Array.from({ length: 30_000 }, (_, i) => `{"id":"r${i}","text":"${"x".repeat(i % 50)}"}${i % 3 === 2 ? "\n  " : ""}`)
+    writeFileSync(path, `${lines.join("\n")}\n`)
+    expect((await fingerprintFile(path, { skipBlank: true })).lines).toBe(30_000)
+  })
+})

@@ -1,0 +1,21 @@
+/**
+ * Runs as `status` and `runs` show them, with the job's lock consulted: a run the ledger calls
+ * running whose invocation is certainly gone (no lock, or a lock naming a process of this host that
+ * no longer exists — a SIGKILL, a crash, a reboot) is stale at once, not after 15 s of silence.
+ */
+import { Effect } from "effect"
+import type { Run } from "../ledger/ledger.ts"
+import { lockOwnerGone } from "./job-lock.ts"
+import { type RunView, viewOf } from "./run-view.ts"
+
+/** `read` is done again when the lock says gone: a run that ended meanwhile marked its end before releasing the lock. */
+export const viewsWithLock = <E, R>(read: Effect.Effect<ReadonlyArray<Run>, E, R>, ledger: string): Effect.Effect<ReadonlyArray<RunView>, E, R> =>
+  Effect.gen(function* () {
+    const runs = yield* read
+    if (!runs.some((r) => r.status === "running") || lockOwnerGone(ledger) === undefined) return runs.map((r) => viewOf(r))
+    const again = yield* read
+    // Checked again after the second read: an invocation that took the lock meanwhile is alive.
+    const gone = lockOwnerGone(ledger)
+    const now = Date.now()
+    return again.map((r) => viewOf(r, now, gone))
+  })
