@@ -59,7 +59,9 @@ export const planOf = (file: string, job: ResolvedJob) =>
     const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
     // As `run` does: a column the job reads that the input's header or schema lacks is exit 2 here
     // too, naming it, not a plan of records refused one by one.
-    const missing = missingColumns(pipeline, job.input.id, source.path, yield* sourceColumns(source))
+    // An input whose columns cannot be read is left to the plan, which says why it cannot read it.
+    const columns = yield* Effect.option(sourceColumns(source))
+    const missing = Option.isSome(columns) ? missingColumns(pipeline, job.input.id, source.path, columns.value) : undefined
     if (missing !== undefined) return yield* missing
     const plan = existsSync(job.state)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
