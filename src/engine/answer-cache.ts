@@ -5,7 +5,7 @@
  * commits them they are served from its memory.
  */
 import { Deferred, Effect, FiberId, Option } from "effect"
-import { createHash } from "node:crypto"
+import { sha256Key } from "./content-key.ts"
 import { TextService } from "../service/client.ts"
 import { decodeAnswer, type LedgerService } from "../ledger/ledger.ts"
 import { makeCircuitBreaker } from "./circuit-breaker.ts"
@@ -37,7 +37,7 @@ export type Ask = (request: StageRequest) => Effect.Effect<unknown, RequestFaile
 
 /** The key an answer is stored under: the request's content key, bound to the answers' origin. */
 export const originKey = (origin: string | undefined, contentKey: string): string =>
-  origin === undefined ? contentKey : createHash("sha256").update(origin).update("\u0000").update(contentKey).digest("base64url")
+  origin === undefined ? contentKey : sha256Key(origin, contentKey)
 
 /** `since`: answers older than this (ms) are not reused (refresh mode passes the run's start). */
 export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings: AnswerSettings, since: number) =>

@@ -1,5 +1,5 @@
 /** Content key of a request: the same endpoint, model, parameters and text are the same question. */
-import { createHash } from "node:crypto"
+import { createHash, hash } from "node:crypto"
 import type { StageRequest } from "./stage.ts"
 
 /** JSON with object keys sorted, so parameter order never changes a key. */
@@ -23,5 +23,11 @@ const prefixOf = (r: Pick<StageRequest, "endpoint" | "model" | "params">): strin
   return json
 }
 
-export const contentKey = (r: Pick<StageRequest, "endpoint" | "model" | "params" | "text">): string =>
-  createHash("sha256").update(prefixOf(r)).update("\u0000").update(r.text).digest("base64url")
+/**
+ * SHA-256 of parts joined by NUL, base64url. Short inputs (every request's, nearly) go through the
+ * one-shot `hash` (no Hash object per key: a warm rerun makes two keys a record); long ones stream.
+ */
+export const sha256Key = (a: string, b: string): string =>
+  a.length + b.length < 1 << 20 ? hash("sha256", `${a}\u0000${b}`, "base64url") : createHash("sha256").update(a).update("\u0000").update(b).digest("base64url")
+
+export const contentKey = (r: Pick<StageRequest, "endpoint" | "model" | "params" | "text">): string => sha256Key(prefixOf(r), r.text)
