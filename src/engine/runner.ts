@@ -175,8 +175,13 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const oneStage = settings.pipeline.stages.length === 1
     const prepareNow = (fields: Fields): Prepared | undefined => {
       if (firstStage.prepareNow !== undefined) {
-        const result = firstStage.prepareNow(fields)
-        return result instanceof StageInputError ? undefined : result
+        // A stage that throws is left to its worker, whose Effect reports it.
+        try {
+          const result = firstStage.prepareNow(fields)
+          return result instanceof StageInputError ? undefined : result
+        } catch {
+          return undefined
+        }
       }
       const result = Effect.runSyncExit(firstStage.prepare(fields))
       return Exit.isSuccess(result) ? result.value : undefined
