@@ -23,17 +23,28 @@ const runStatus = (ledger: string): string | undefined => {
   }
 }
 
+/**
+ * `npm run svc-batch -- run <job>` over 1,500 records, detached (npm leads a new process group, as
+ * a shell's foreground job does), its output collected; `extra` is appended to the job file.
+ */
+const runUnderNpm = (name: string, extra = "") => {
+  const dir = tempDir()
+  const input = writeCorpus(dir, 1500)
+  const job = join(dir, "job.yaml")
+  writeFileSync(job, `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\n${extra}`)
+  const env = { ...process.env }
+  delete env.SVC_BASE_URL
+  delete env.SVC_API_KEY
+  const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  const output = { out: "", err: "" }
+  npm.stdout.on("data", (d) => (output.out += d))
+  npm.stderr.on("data", (d) => (output.err += d))
+  return { npm, output, ledger: join(dir, ".svc-batch", `${name}.ledger.sqlite`) }
+}
+
 describe("signals through npm", () => {
   it("SIGTERM to the npm process stops the run: interrupted, resumable, nothing sent afterwards", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 1500)
-    const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: npmjob\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\n`)
-    const env = { ...process.env }
-    delete env.SVC_BASE_URL
-    delete env.SVC_API_KEY
-    const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: "ignore" })
-    const ledger = join(dir, ".svc-batch", "npmjob.ledger.sqlite")
+    const { npm, ledger } = runUnderNpm("npmjob")
     while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 100))
     process.kill(npm.pid!, "SIGTERM")
     const t0 = Date.now()
@@ -46,56 +57,31 @@ describe("signals through npm", () => {
   }, 60_000)
 
   it("SIGTERM to npm's whole process group (timeout, systemd): one graceful stop, the summary and the resume hint, not a second-signal exit", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 1500)
-    const job = join(dir, "job.yaml")
     // Answers take 2 s: the stop outlasts npm's death, which the tool notices within half a second.
-    writeFileSync(job, `name: npmgrp\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\nemulator: { latencyMs: 2000 }\n`)
-    const env = { ...process.env }
-    delete env.SVC_BASE_URL
-    delete env.SVC_API_KEY
-    const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    let err = ""
-    npm.stdout.on("data", (d) => (out += d))
-    npm.stderr.on("data", (d) => (err += d))
+    const { npm, output, ledger } = runUnderNpm("npmgrp", "emulator: { latencyMs: 2000 }\n")
     // npm dies of the signal at once; the pipes close when the tool, which holds them too, has exited.
     const closed = new Promise<void>((resolve) => npm.on("close", () => resolve()))
-    const ledger = join(dir, ".svc-batch", "npmgrp.ledger.sqlite")
     while (doneInLedger(ledger) < 20) await new Promise((r) => setTimeout(r, 100))
     process.kill(-npm.pid!, "SIGTERM")
     await closed
-    expect(err).toContain("SIGTERM: stopping")
-    expect(err).not.toContain("second SIGTERM")
-    expect(out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
-    expect(out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
+    expect(output.err).toContain("SIGTERM: stopping")
+    expect(output.err).not.toContain("second SIGTERM")
+    expect(output.out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
+    expect(output.out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
     expect(runStatus(ledger)).toBe("interrupted")
   }, 60_000)
 
   it("Ctrl-C under npm (SIGINT to the whole process group): exit 130, the summary and the resume hint", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 1500)
-    const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: npmint\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\n`)
-    const env = { ...process.env }
-    delete env.SVC_BASE_URL
-    delete env.SVC_API_KEY
-    // detached: npm leads a new process group, as a shell's foreground job does; Ctrl-C signals all of it.
-    const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    let err = ""
-    npm.stdout.on("data", (d) => (out += d))
-    npm.stderr.on("data", (d) => (err += d))
+    const { npm, output, ledger } = runUnderNpm("npmint")
     // npm waits for the tool, then ends itself with the same signal: a shell reports 128 + 2 = 130.
     const exited = new Promise<number | null>((resolve) => npm.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null))))
-    const ledger = join(dir, ".svc-batch", "npmint.ledger.sqlite")
     while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 100))
     process.kill(-npm.pid!, "SIGINT")
     expect(await exited).toBe(130)
-    expect(out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
-    expect(out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
-    expect(err).toContain("SIGINT: stopping")
-    expect(err).not.toContain("\u001b[?25l") // the cursor is never hidden, so no exit path leaves it hidden
+    expect(output.out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
+    expect(output.out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
+    expect(output.err).toContain("SIGINT: stopping")
+    expect(output.err).not.toContain("\u001b[?25l") // the cursor is never hidden, so no exit path leaves it hidden
     expect(runStatus(ledger)).toBe("interrupted")
   }, 60_000)
 })
