@@ -16,8 +16,9 @@ import { checkReadable, sourceColumns } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { ConfigError } from "./endpoint.ts"
+import { thousands } from "../engine/thousands.ts"
 
-const fmt = (n: number) => n.toLocaleString("en-US")
+const fmt = thousands
 const minutes = (m: number | undefined) => (m === undefined ? "unknown (no limits.rpm)" : m < 1 ? `${Math.ceil(m * 60)} s` : m < 90 ? `${m.toFixed(1)} min` : `${(m / 60).toFixed(1)} h`)
 
 export const planLines = (job: ResolvedJob, plan: Plan, origin: string): ReadonlyArray<string> => {

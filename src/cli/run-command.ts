@@ -33,7 +33,6 @@ import { logFormat } from "./log-format.ts"
 import { lockJob } from "./job-lock.ts"
 
 import { storeVectorColumn } from "../store/vector-store.ts"
-import { parquetMetadataAsync, asyncBufferFromFile } from "hyparquet"
 
 const formatOption = (name: string, what: string) =>
   Options.choice(name, InputFormat.literals).pipe(Options.withDescription(what), Options.optional)
@@ -79,7 +78,11 @@ const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 const rowEstimate = (path: string, format: Format, lines: number) =>
   format === "parquet"
     ? Effect.tryPromise({
-        try: async () => Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows),
+        try: async () => {
+          // hyparquet is loaded only for a Parquet input (start-up of every other job).
+          const { parquetMetadataAsync, asyncBufferFromFile } = await import("hyparquet")
+          return Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows)
+        },
         catch: (e) => new SourceError({ path, detail: `cannot read Parquet: ${(e as Error).message}` })
       })
     : Effect.succeed(Math.max(0, format === "csv" ? lines - 1 : lines))

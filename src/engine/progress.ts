@@ -10,6 +10,7 @@
  */
 import { Duration, Effect, FiberRef, LogLevel, Schedule } from "effect"
 import type { RunPhase, RunStats, RunStatsSnapshot } from "./run-stats.ts"
+import { thousands } from "./thousands.ts"
 
 export interface ProgressSnapshot {
   readonly counters: RunStatsSnapshot
@@ -60,7 +61,7 @@ export const formatDuration = (seconds: number): string => {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
 }
 
-const count = (n: number) => n.toLocaleString("en-US")
+const count = thousands
 
 interface Part {
   readonly text: string

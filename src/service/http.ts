@@ -4,13 +4,33 @@
  * silence inside a body) rather than in an Effect race per request, which measured at a third of
  * the client's CPU per call (README, performance).
  */
-import type { HttpClient } from "@effect/platform"
-import { Effect, Layer } from "effect"
-import type { ServiceConfig } from "./config.ts"
+import { HttpClient, type HttpClientError } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+import { ServiceConfig } from "./config.ts"
 
-/** HttpClient for TextService; needs ServiceConfig. undici is loaded when the layer is built. */
-export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, ServiceConfig> = Layer.unwrapEffect(
-  Effect.promise(() => import("./http-undici.ts")).pipe(Effect.map((m) => m.undiciClientLayer))
+/**
+ * HttpClient for TextService; needs ServiceConfig. undici (1 MB of JavaScript and Node's own HTTP
+ * modules, ~0.1 s) is loaded by the first request, not when the layer is built: a rerun whose
+ * answers are all in the ledger sends none and never loads it. Its dispatcher lives in the layer's
+ * scope either way.
+ */
+export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, ServiceConfig> = Layer.scoped(
+  HttpClient.HttpClient,
+  Effect.gen(function* () {
+    const config = yield* ServiceConfig
+    const scope = yield* Effect.scope
+    const client = yield* Effect.cached(
+      Effect.promise(() => import("./http-undici.ts")).pipe(
+        Effect.flatMap((m) => Layer.buildWithScope(m.undiciClientLayer, scope)),
+        Effect.provideService(ServiceConfig, config),
+        Effect.map((context) => Context.get(context, HttpClient.HttpClient))
+      )
+    )
+    return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+      (request) => Effect.flatMap(client, (c) => Effect.flatMap(request, c.execute)),
+      Effect.succeed
+    )
+  })
 )
 
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"])

@@ -1,13 +1,25 @@
 /** The sinks an output can name. A new sink: one file in this folder, one line here. */
+import { Effect } from "effect"
 import type { SinkAdapter } from "../sink.ts"
 import { csvSink } from "./csv.ts"
 import { jsonlSink } from "./jsonl.ts"
-import { parquetSink } from "./parquet.ts"
+
+/**
+ * Parquet's writer (hyparquet-writer and its codecs, a third of the bundle) is loaded only by a job
+ * that writes Parquet: every other command starts without compiling it.
+ */
+const loadParquet = Effect.promise(() => import("./parquet.ts"))
+const lazyParquetSink: SinkAdapter = {
+  name: "parquet",
+  extensions: [".parquet"],
+  open: (spec) => Effect.flatMap(loadParquet, (m) => m.parquetSink.open(spec)),
+  check: (spec, sample) => Effect.flatMap(loadParquet, (m) => m.parquetSink.check!(spec, sample))
+}
 
 export const sinks: Readonly<Record<string, SinkAdapter>> = {
   csv: csvSink,
   jsonl: jsonlSink,
-  parquet: parquetSink
+  parquet: lazyParquetSink
 }
 
 export const sinkFor = (name: string): SinkAdapter | undefined => sinks[name]

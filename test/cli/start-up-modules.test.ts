@@ -1,0 +1,52 @@
+/**
+ * What every command compiles before it starts: the bundle's static import graph from
+ * src/cli/main.ts. Libraries only some jobs need are loaded when used (Parquet's reader and writer,
+ * the emulator's models, undici on the first request), so they must not be in it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { build, type Metafile } from "esbuild"
+import { readFileSync } from "node:fs"
+
+const root = new URL("../..", import.meta.url).pathname
+// The externals of `npm run build`, read from the script so this test builds what it builds.
+const externals = [...JSON.parse(readFileSync(`${root}package.json`, "utf8")).scripts.build.matchAll(/--external:(\S+)/g)].map((m) => m[1] as string)
+
+const staticInputs = (meta: Metafile, entry: string): Set<string> => {
+  const seen = new Set([entry])
+  const queue = [entry]
+  while (queue.length > 0) {
+    for (const i of meta.inputs[queue.shift()!]?.imports ?? []) {
+      if (i.kind === "dynamic-import" || i.external || seen.has(i.path)) continue
+      seen.add(i.path)
+      queue.push(i.path)
+    }
+  }
+  return seen
+}
+
+describe("start-up modules", () => {
+  it("main.ts reaches Parquet, undici, ajv and the emulator only through dynamic imports", async () => {
+    const result = await build({
+      entryPoints: [`${root}src/cli/main.ts`],
+      absWorkingDir: root,
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      outdir: "out/start-up-modules",
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+      external: externals
+    })
+    const inputs = [...staticInputs(result.metafile, "src/cli/main.ts")]
+    const loaded = (prefix: string) => inputs.filter((p) => p.startsWith(prefix))
+    for (const lazy of ["node_modules/hyparquet", "node_modules/undici/", "node_modules/ajv", "node_modules/stopword", "src/emulator/server.ts", "src/service/http-undici.ts", "src/io/parquet-source.ts", "src/io/sinks/parquet.ts"]) {
+      expect(loaded(lazy), lazy).toEqual([])
+    }
+    // The check is not vacuous: the graph holds what every command needs.
+    expect(loaded("node_modules/effect/").length).toBeGreaterThan(100)
+    expect(loaded("src/engine/runner.ts")).toHaveLength(1)
+  }, 60_000)
+})
