@@ -176,12 +176,19 @@ interface RecordRow {
   readonly error: string | null
 }
 
+/** The ledger connection's page cache (and sorter budget), KiB. */
+export const LEDGER_CACHE_KIB = 4000
+
 const open = (path: string) => {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = NORMAL")
   db.pragma("busy_timeout = 5000")
+  // 4 MiB of page cache, not better-sqlite3's 16 MiB: SQLite's sorter takes the same budget, and the
+  // run's closing GROUP BYs over 1,000,000 records pushed peak RSS past 200 MB. The OS caches the
+  // file anyway; the smaller cache measured faster on those scans (README, performance).
+  db.pragma(`cache_size = ${-LEDGER_CACHE_KIB}`)
   const version = db.pragma("user_version", { simple: true }) as number
   for (let v = version; v < migrations.length; v++) {
     db.transaction(() => {
