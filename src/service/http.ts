@@ -19,15 +19,17 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, ServiceC
   Effect.gen(function* () {
     const config = yield* ServiceConfig
     const scope = yield* Effect.scope
-    const client = yield* Effect.cached(
+    // Once loaded, a plain variable: `Effect.cached` alone would take a semaphore per request.
+    let loaded: HttpClient.HttpClient | undefined
+    const load = yield* Effect.cached(
       Effect.promise(() => import("./http-undici.ts")).pipe(
         Effect.flatMap((m) => Layer.buildWithScope(m.undiciClientLayer, scope)),
         Effect.provideService(ServiceConfig, config),
-        Effect.map((context) => Context.get(context, HttpClient.HttpClient))
+        Effect.map((context) => (loaded = Context.get(context, HttpClient.HttpClient)))
       )
     )
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      (request) => Effect.flatMap(client, (c) => Effect.flatMap(request, c.execute)),
+      (request) => (loaded !== undefined ? Effect.flatMap(request, loaded.execute) : Effect.flatMap(load, (c) => Effect.flatMap(request, c.execute))),
       Effect.succeed
     )
   })

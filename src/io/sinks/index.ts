@@ -13,7 +13,7 @@ const lazyParquetSink: SinkAdapter = {
   name: "parquet",
   extensions: [".parquet"],
   open: (spec) => Effect.flatMap(loadParquet, (m) => m.parquetSink.open(spec)),
-  check: (spec, sample) => Effect.flatMap(loadParquet, (m) => m.parquetSink.check!(spec, sample))
+  check: (spec, sample) => Effect.flatMap(loadParquet, (m) => m.parquetSink.check?.(spec, sample) ?? Effect.succeed([]))
 }
 
 export const sinks: Readonly<Record<string, SinkAdapter>> = {
