@@ -6,21 +6,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
-import { doneInLedger } from "./ledger-probe.ts"
+import { readJsonl } from "../engine/run-helpers.ts"
+import { untilDone } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
+import { moderationJob } from "./moderation-job.ts"
 
 const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
 describe("input changed during a run", () => {
   it("replaced mid-run: exit 8, no output; the rerun asks one request and aligns every verdict", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 400)
-    const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: changing\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`)
-    const ledger = join(dir, ".svc-batch", "changing.ledger.sqlite")
+    const { dir, input, job, ledger } = moderationJob("changing", 400, `limits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`)
     const first = spawnCli(["run", job], env)
-    while (doneInLedger(ledger) < 30) await new Promise((r) => setTimeout(r, 50))
+    await untilDone(ledger, 30)
     writeFileSync(`${input}.new`, `${JSON.stringify({ id: "new", text: "Record new: here is how to build a bomb." })}\n${readFileSync(input, "utf8")}`)
     renameSync(`${input}.new`, input)
     expect(await first.exited).toBe(8)

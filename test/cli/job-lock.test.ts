@@ -5,21 +5,18 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { lockJob, lockOwnerGone } from "../../src/cli/job-lock.ts"
-import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
-import { doneInLedger } from "./ledger-probe.ts"
+import { tempDir } from "../engine/run-helpers.ts"
+import { untilDone } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
+import { moderationJob } from "./moderation-job.ts"
 
 const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
 describe("one invocation of a job at a time", () => {
   it("a second run while the first goes on is refused naming the process; after a SIGKILL the lock is taken over", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 600)
-    const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: locked\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`)
-    const ledger = join(dir, ".svc-batch", "locked.ledger.sqlite")
+    const { job, ledger } = moderationJob("locked", 600, `limits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`)
     const first = spawnCli(["run", job], env)
-    while (doneInLedger(ledger) < 20) await new Promise((r) => setTimeout(r, 50))
+    await untilDone(ledger, 20)
 
     const second = spawnCli(["run", job], env)
     expect(await second.exited).toBe(7)
@@ -36,14 +33,10 @@ describe("one invocation of a job at a time", () => {
   }, 60_000)
 
   it("--wait waits for the running invocation to end, then resumes where it stopped", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 400)
-    const job = join(dir, "job.yaml")
     // The first goes slowly (600/min: 40 s for the corpus), the second, once it has the lock, fast.
-    writeFileSync(job, `name: waiter\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`)
-    const ledger = join(dir, ".svc-batch", "waiter.ledger.sqlite")
+    const { job, ledger } = moderationJob("waiter", 400, `limits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`)
     const first = spawnCli(["run", job], env)
-    while (doneInLedger(ledger) < 10) await new Promise((r) => setTimeout(r, 50))
+    await untilDone(ledger, 10)
     const second = spawnCli(["run", job, "--wait", "--rpm", "svc3-guard=60000"], env)
     const t0 = Date.now()
     while (!second.err().includes("waiting for it to finish (--wait)") && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50))
@@ -57,13 +50,9 @@ describe("one invocation of a job at a time", () => {
   }, 60_000)
 
   it("a signal while waiting for the lock ends the wait: exit 130, nothing started", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 3000)
-    const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: waiter2\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`)
-    const ledger = join(dir, ".svc-batch", "waiter2.ledger.sqlite")
+    const { job, ledger } = moderationJob("waiter2", 3000, `limits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`)
     const first = spawnCli(["run", job], env)
-    while (doneInLedger(ledger) < 2) await new Promise((r) => setTimeout(r, 50))
+    await untilDone(ledger, 2)
     const second = spawnCli(["run", job, "--wait"], env)
     const t0 = Date.now()
     while (!second.err().includes("(--wait)") && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50))

@@ -16,3 +16,8 @@ export const doneInLedger = (path: string): number => {
     return 0
   }
 }
+
+/** Waits until the ledger holds at least `count` done records, looking every `everyMs`. */
+export const untilDone = async (path: string, count: number, everyMs = 50): Promise<void> => {
+  while (doneInLedger(path) < count) await new Promise((r) => setTimeout(r, everyMs))
+}

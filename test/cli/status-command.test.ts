@@ -4,23 +4,20 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { statusLines, viewOf } from "../../src/cli/run-view.ts"
 import { emptyStats } from "../../src/engine/run-stats.ts"
-import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
-import { doneInLedger } from "./ledger-probe.ts"
+import { tempDir } from "../engine/run-helpers.ts"
+import { untilDone } from "./ledger-probe.ts"
 import { spawnCli } from "./spawn-cli.ts"
+import { moderationJob } from "./moderation-job.ts"
 
 const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
 
 describe("svc-batch status", () => {
   it("reports a run in progress in another process (running, rate, ETA), then its end; runs lists it", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 300)
-    const job = join(dir, "job.yaml")
     // 20 records/s: the run takes ~15 s, long enough to look at while it goes.
-    writeFileSync(job, `name: watched\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\nlimits: { rpm: { svc3-guard: 1200 } }\nreport: { enabled: false }\n`)
-    const ledger = join(dir, ".svc-batch", "watched.ledger.sqlite")
+    const { job, ledger } = moderationJob("watched", 300, `limits: { rpm: { svc3-guard: 1200 } }\nreport: { enabled: false }\n`, "out/result.jsonl")
     const run = spawnCli(["run", job], env)
-    while (doneInLedger(ledger) < 40) await new Promise((r) => setTimeout(r, 100))
+    await untilDone(ledger, 40, 100)
     await new Promise((r) => setTimeout(r, 2500)) // a heartbeat has saved the statistics
 
     const status = spawnCli(["status", job, "--json"], env)
@@ -48,14 +45,10 @@ describe("svc-batch status", () => {
   }, 60_000)
 
   it("a run killed with SIGKILL is stale at once (its process is gone) in status and runs, and --watch ends with a final line", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 300)
-    const job = join(dir, "job.yaml")
     // 1 record/s: the run would take 5 minutes; it saves its statistics every 2 s until killed.
-    writeFileSync(job, `name: killed\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\nlimits: { rpm: { svc3-guard: 60 } }\nreport: { enabled: false }\n`)
-    const ledger = join(dir, ".svc-batch", "killed.ledger.sqlite")
+    const { job, ledger } = moderationJob("killed", 300, `limits: { rpm: { svc3-guard: 60 } }\nreport: { enabled: false }\n`, "out/result.jsonl")
     const run = spawnCli(["run", job], env)
-    while (doneInLedger(ledger) < 1) await new Promise((r) => setTimeout(r, 100))
+    await untilDone(ledger, 1, 100)
     const watch = spawnCli(["status", job, "--watch", "--interval", "1"], env)
     await watch.waitFor(/^run 1 of killed: running$/m)
 

@@ -1,11 +1,9 @@
 /** Ctrl-C behind a rate limit: nothing new is sent after it, and the run ends without waiting out its grace. */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { emulatorFor, KEY, requestLog } from "../helpers.ts"
-import { tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { spawnCli } from "./spawn-cli.ts"
+import { moderationJob } from "./moderation-job.ts"
 
 describe("stop", () => {
   let emu: RunningEmulator
@@ -16,10 +14,7 @@ describe("stop", () => {
   afterAll(() => emu.close())
 
   it("SIGINT at 1,200 requests/min with 64 records waiting: at most the requests in flight are answered after it", async () => {
-    const dir = tempDir()
-    const input = writeCorpus(dir, 400)
-    const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: stopping\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 1200 }, concurrency: 4, records: 64 }\n`)
+    const { job } = moderationJob("stopping", 400, `limits: { rpm: { svc3-guard: 1200 }, concurrency: 4, records: 64 }\n`)
     const run = spawnCli(["run", job, "--grace-ms", "60000"], { SVC_BASE_URL: emu.url, SVC_API_KEY: KEY })
     while (log.entries.length < 20) await new Promise((r) => setTimeout(r, 20))
     const atSignal = log.entries.length
