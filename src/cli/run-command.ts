@@ -120,6 +120,8 @@ export const executeRun = (o: RunInput) =>
         cache: opt(o.cache)
       })
       const pipeline = yield* pipelineForJob(o.job, job.job)
+      // A moderation run keeps its verdict counts (the trend of later reports), counted by the output pass.
+      const verdictColumn = pipeline.stages.some((s) => s.name === "moderate") ? `${reportOptionsFor(pipeline, job.job.report).moderationPrefix}verdict` : undefined
       const maxRequests = opt(o.maxRequests)
       if (maxRequests !== undefined && maxRequests < 1) return yield* new OptionError({ flag: "--max-requests", detail: `expected a whole number of 1 or more, got ${maxRequests}` })
       if (o.dryRun) {
@@ -177,6 +179,7 @@ export const executeRun = (o: RunInput) =>
             rejectsPath: job.rejects,
             store: job.store,
             idField: job.input.id,
+            countColumn: verdictColumn,
             cache: job.cache,
             retryFailed: o.retryFailed,
             recordConcurrency: job.limits.records,
@@ -256,9 +259,8 @@ export const executeRun = (o: RunInput) =>
           // its verdict counts for the trend of later reports.
           const gc = yield* Effect.gen(function* () {
             const ledger = yield* Ledger
-            if (pipeline.stages.some((s) => s.name === "moderate")) {
-              const verdictColumn = `${reportOptionsFor(pipeline, job.job.report).moderationPrefix}verdict`
-              const counts = yield* ledger.countByColumn(summary.runId, verdictColumn)
+            if (verdictColumn !== undefined) {
+              const counts = summary.columnCounts ?? (yield* ledger.countByColumn(summary.runId, verdictColumn))
               const run = yield* ledger.run(summary.runId)
               if (Option.isSome(run)) {
                 yield* ledger.setRun(summary.runId, "finished", { ...run.value.stats, verdicts: Object.fromEntries(counts.map((c) => [c.value ?? "none", c.n])) })

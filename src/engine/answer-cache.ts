@@ -134,10 +134,15 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
       for (const w of [current, previous]) if (w.missing.delete(key)) w.known.set(key, value)
     }
     const sinceFor = settings.cache === "refresh" ? since : 0
-    /** Reads the stored answers of these requests in one query; later asks for them cost nothing. */
-    const prefetch = (requests: ReadonlyArray<StageRequest>): Effect.Effect<void> => {
-      if (settings.cache === "off" || requests.length === 0) return Effect.void
-      const keys = requests.map(keyOf)
+    /**
+     * Reads the stored answers of these requests in one query; later asks for them cost nothing.
+     * Gives each request's key, in order: the window looks its records up by position, so a key is
+     * hashed once and not looked up again (a warm rerun's records never ask).
+     */
+    const prefetch = (requests: ReadonlyArray<StageRequest>): Effect.Effect<ReadonlyArray<string>> => {
+      const origin = settings.origin
+      const keys = requests.map((r) => (origin === undefined ? r.key : originKey(origin, r.key)))
+      if (settings.cache === "off" || requests.length === 0) return Effect.succeed(keys)
       return Effect.map(ledger.answersFor(keys, sinceFor), (found) => {
         const next = emptyWindow()
         for (let i = 0; i < requests.length; i++) {
@@ -151,19 +156,28 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         }
         previous = current
         current = next
+        return keys
       })
     }
-    /** Whether every one of these requests has its answer read ahead. */
-    const allKnown = (requests: ReadonlyArray<StageRequest>): boolean => {
-      for (const r of requests) if (!current.known.has(keyOf(r))) return false
+    /** Whether the answers of `keys[from]` up to (not including) `keys[to]` were all read ahead. */
+    const allKnown = (keys: ReadonlyArray<string>, from: number, to: number): boolean => {
+      for (let i = from; i < to; i++) if (!current.known.has(keys[i]!)) return false
       return true
     }
-    /** The answers of requests whose every answer is read ahead (`allKnown`), counted as cache hits. */
-    const knownAnswers = (requests: ReadonlyArray<StageRequest>): ReadonlyArray<unknown> =>
-      requests.map((r) => {
+    /** The answers of keys all read ahead (`allKnown`), counted as cache hits. */
+    const knownAnswers = (keys: ReadonlyArray<string>, from: number, to: number): Array<unknown> => {
+      const out = new Array<unknown>(to - from)
+      for (let i = from; i < to; i++) {
         stats.cacheHit()
-        return current.known.get(keyOf(r))
-      })
+        out[i - from] = current.known.get(keys[i]!)
+      }
+      return out
+    }
+    /** Records going on to a worker: their requests' keys, already hashed, for its asks. */
+    const adoptKeys = (requests: ReadonlyArray<StageRequest>, keys: ReadonlyArray<string>, from: number) => {
+      if (settings.origin === undefined) return
+      for (let i = 0; i < requests.length; i++) originKeys.set(requests[i]!, keys[from + i]!)
+    }
 
     // The hot path of a warm rerun: no generator, a stored answer returned synchronously.
     const ask: Ask = (request) => {
@@ -188,5 +202,5 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         return Effect.succeed(stored.value)
       })
     }
-    return { ask, keyOf, prefetch, allKnown, knownAnswers }
+    return { ask, keyOf, prefetch, allKnown, knownAnswers, adoptKeys }
   })

@@ -26,6 +26,12 @@ export class OutputError extends Data.TaggedError("OutputError")<{ readonly path
   }
 }
 
+/** Done records with this value in the counted column of their first row (null: absent or null). */
+export interface ColumnCount {
+  readonly value: string | null
+  readonly n: number
+}
+
 const notProcessed: FailureInfo = { stage: "-", status: "not processed", message: "no outcome recorded", attempts: 0 }
 
 /** Replaces references to stored answers by the values they stand for. */
@@ -116,7 +122,7 @@ export const writeOutputs = (
   /** Keys more than one record has (ledger.duplicateKeys): a store keeps the first; the later ones are rejected. */
   duplicates: ReadonlyMap<string, { readonly first: number }> = new Map()
 ): Effect.Effect<
-  { readonly store?: StoreChanges; readonly notProcessed: number; readonly duplicateRejects: number },
+  { readonly store?: StoreChanges; readonly notProcessed: number; readonly duplicateRejects: number; readonly columnCounts?: ReadonlyArray<ColumnCount> },
   OutputError | SinkError | SourceError | InputChanged,
   Ledger
 > =>
@@ -135,6 +141,14 @@ export const writeOutputs = (
       const toStore = (write: () => void) =>
         Effect.try({ try: write, catch: (e) => (e instanceof InputChanged ? e : new OutputError({ path: store!.settings.path, detail: (e as Error).message })) })
       const outcomesOf = outcomesReader(ledger, runId)
+      // Every done record passes here once, with its outcome: counted as the ledger's GROUP BY would.
+      const countColumn = settings.countColumn
+      const counted = new Map<string | null, number>()
+      const count = (output: RecordOutput) => {
+        const v = output.rows[0]?.[countColumn!]
+        const value = v === undefined || v === null ? null : typeof v === "string" ? v : JSON.stringify(v)
+        counted.set(value, (counted.get(value) ?? 0) + 1)
+      }
       let sink: RowSink | undefined
       // The sink opens at the first record: JSONL input declares no columns, its first record does.
       // Suspended: a chunk's steps are all made before the first runs.
@@ -224,6 +238,7 @@ export const writeOutputs = (
                 continue
               }
               const stored = outcomes[next++]
+              if (countColumn !== undefined && stored !== undefined && stored.outcome._tag === "Done") count(stored.outcome.output)
               const row = plainRow(item, stored)
               if (row !== undefined) {
                 first ??= item.fields
@@ -243,7 +258,8 @@ export const writeOutputs = (
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
-      if (store === undefined) return { notProcessed: notProcessedRows, duplicateRejects }
-      return { notProcessed: notProcessedRows, duplicateRejects, store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
+      const columnCounts = countColumn === undefined ? {} : { columnCounts: [...counted].map(([value, n]) => ({ value, n })) }
+      if (store === undefined) return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts }
+      return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts, store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
     })
   )

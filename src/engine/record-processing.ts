@@ -61,7 +61,7 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
   }
 
   /** Every answer in; the stage's rows out, or why the record fails. */
-  const assembled = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>): StageResult | RecordFailed => {
+  const assembled = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>, knownKeys?: ReadonlyArray<string>): StageResult | RecordFailed => {
     let rows: ReadonlyArray<Row>
     try {
       rows = prepared.assemble(answers)
@@ -70,7 +70,7 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
     }
     if (!stage.fanOut && rows.length !== 1) return fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`)
     const keyOf = options.keyOf
-    const keys = prepared.requests.map((r) => (keyOf ? keyOf(r) : r.key))
+    const keys = knownKeys ?? prepared.requests.map((r) => (keyOf ? keyOf(r) : r.key))
     const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
     const stored =
       vectors.length === 0
@@ -157,11 +157,11 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
    * A one-stage pipeline's record whose every answer is known (a warm rerun), prepared ahead:
    * the fold above without an Effect, so a window of such records costs no fiber each.
    */
-  const processKnown = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>): ProcessedRecord | RecordFailed => {
-    const done = assembled(stage, prepared, answers)
+  const processKnown = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>, keys: ReadonlyArray<string>): ProcessedRecord | RecordFailed => {
+    const done = assembled(stage, prepared, answers, keys)
     if (done instanceof RecordFailed) return done
     const rows = stage.fanOut ? (done.stored.length === 0 ? [allNull] : done.stored.map((r) => ({ ...allNull, ...r }))) : [{ ...allNull, ...done.stored[0] }]
-    return { output: { keys: [...done.keys], rows }, counts: done.counts ?? {} }
+    return { output: { keys: done.keys, rows }, counts: done.counts ?? {} }
   }
 
   return Object.assign(processRecord, { processKnown })

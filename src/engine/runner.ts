@@ -17,7 +17,7 @@ import { Ledger, type LedgerError, type RecordOutcome } from "../ledger/ledger.t
 import type { Source, SourceRecord } from "../io/source.ts"
 import { makeKindObserver } from "../io/input-types.ts"
 import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
-import { checkOutput, writeOutputs } from "./output-pass.ts"
+import { checkOutput, type ColumnCount, writeOutputs } from "./output-pass.ts"
 import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
 import type { JobAborted, RequestFailed, RetryPolicy } from "./retry.ts"
 import { closeRun, openRun } from "./run-lifecycle.ts"
@@ -50,6 +50,11 @@ export interface RunSettings {
   readonly store?: StoreSettings | undefined
   /** Column holding a stable record id; else fingerprint:ordinal. */
   readonly idField?: string | undefined
+  /**
+   * An output column whose values the output pass counts over the done records' first rows (the
+   * verdict): the summary's `columnCounts`, with no query over every record of the run afterwards.
+   */
+  readonly countColumn?: string | undefined
   readonly cache: CacheMode
   readonly retryFailed: boolean
   /** Records in progress at once. */
@@ -87,6 +92,8 @@ export interface RunSummary {
   readonly keptPrevious?: string
   /** What the output pass changed in the vector store. */
   readonly store?: StoreChanges
+  /** Done records by the value of `countColumn` in their first row (a finished run's, when asked). */
+  readonly columnCounts?: ReadonlyArray<ColumnCount>
 }
 
 /** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
@@ -202,27 +209,31 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
           let p: Prepared | undefined
           if (firstStage.when === undefined || firstStage.when.test(record.fields)) {
             // A stage that cannot prepare synchronously (or a record it refuses) is prepared by its worker.
-            const result = prepareNow(record.fields)
-            if (result !== undefined) {
-              p = result
-              ahead.set(record.fields, p)
-              for (const r of p.requests) requests.push(r)
-            }
+            p = prepareNow(record.fields)
+            if (p !== undefined) for (const r of p.requests) requests.push(r)
           }
           prepared.push(p)
         }
-        return Effect.flatMap(answers.prefetch(requests), () => {
+        return Effect.flatMap(answers.prefetch(requests), (keys) => {
           const rest: Array<SourceRecord> = []
           const outcomes: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
+          // The record's requests are keys[from, to): prepared records' requests in order.
+          let to = 0
           for (let i = 0; i < todo.length; i++) {
             const p = prepared[i]
             const record = todo[i]!
-            if (!oneStage || p === undefined || !answers.allKnown(p.requests)) {
+            const from = to
+            to += p?.requests.length ?? 0
+            if (!oneStage || p === undefined || !answers.allKnown(keys, from, to)) {
+              if (p !== undefined) {
+                ahead.set(record.fields, p)
+                answers.adoptKeys(p.requests, keys, from)
+              }
               rest.push(record)
               continue
             }
             // Every answer known: the record is done here, with no fiber, and its outcome stored with the window's.
-            const processed = processRecord.processKnown(firstStage, p, answers.knownAnswers(p.requests))
+            const processed = processRecord.processKnown(firstStage, p, answers.knownAnswers(keys, from, to), keys.slice(from, to))
             const key = recordKey(settings, record)
             if (processed instanceof RecordFailed) {
               stats.recordFailed()
@@ -338,6 +349,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       outputPath,
       rejectsPath: settings.rejectsPath,
       ...(written.store ? { store: written.store } : {}),
+      ...(written.columnCounts ? { columnCounts: written.columnCounts } : {}),
       ...(keepPrevious ? { keptPrevious: settings.output.path } : {})
     })
   })
