@@ -20,11 +20,12 @@ export const jsonlSink: SinkAdapter = {
   open: (spec) =>
     Effect.map(jsonlFile(spec.path), (file) => {
       const added = addedColumns(spec).map((c) => c.name)
-      // Input fields as given, then every output column (null when absent).
+      // Input fields as given, then every output column (null when absent). A row that has them
+      // all (every row the engine assembles) is written as it is, not copied first.
       const line = (row: Readonly<Record<string, unknown>>) => {
-        const out: Record<string, unknown> = { ...row }
-        for (const c of added) if (out[c] === undefined) out[c] = null
-        return `${JSON.stringify(out)}\n`
+        let out: Record<string, unknown> | undefined
+        for (const c of added) if (row[c] === undefined) (out ??= { ...row })[c] = null
+        return `${JSON.stringify(out ?? row)}\n`
       }
       return {
         write: (row) => file.text(line(row)),
