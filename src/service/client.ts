@@ -38,7 +38,7 @@ import {
 import { assembleChunks, decodeChatStream, unfinishedChoices } from "./sse.ts"
 import { validateStructured } from "./structured.ts"
 import { type ToolHandler, toolRoundTrip } from "./tools.ts"
-import { prepareBody } from "./validate.ts"
+import { chatShape, prepareBody } from "./validate.ts"
 
 export const Paths = {
   chat: "/v1/chat/completions",
@@ -50,7 +50,7 @@ export const Paths = {
 export type ChatInput = Omit<ChatRequest, "stream">
 export type Moderation = Verdict & { readonly usage: Usage }
 
-const prepareChat = prepareBody("chat", Paths.chat, ChatRequest)
+const prepareChat = prepareBody("chat", Paths.chat, ChatRequest, chatShape)
 const prepareRerank = prepareBody("rerank", Paths.rerank, RerankRequest)
 const prepareEmbeddings = prepareBody("embeddings", Paths.embeddings, EmbeddingsRequest)
 const prepareTranslate = prepareBody("translate", Paths.translate, TranslateRequest)
