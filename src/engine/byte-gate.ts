@@ -8,6 +8,8 @@ import { Deferred, Effect, Exit, FiberId } from "effect"
 export interface ByteGate {
   /** Waits until `bytes` more may be queued, then counts them. */
   readonly admit: (bytes: number) => Effect.Effect<void>
+  /** Counts `bytes` and gives true when they may be queued now; false (nothing counted) when not. */
+  readonly tryAdmit: (bytes: number) => boolean
   /** Uncounts bytes that left the queue (synchronous: called by the taker). */
   readonly release: (bytes: number) => void
   readonly queued: () => number
@@ -16,12 +18,14 @@ export interface ByteGate {
 export const makeByteGate = (maxBytes: number): ByteGate => {
   let queued = 0
   let opened: Deferred.Deferred<void> | undefined
+  const tryAdmit = (bytes: number): boolean => {
+    if (queued !== 0 && queued + bytes > maxBytes) return false
+    queued += bytes
+    return true
+  }
   const admit = (bytes: number): Effect.Effect<void> =>
     Effect.suspend(() => {
-      if (queued === 0 || queued + bytes <= maxBytes) {
-        queued += bytes
-        return Effect.void
-      }
+      if (tryAdmit(bytes)) return Effect.void
       opened ??= Deferred.unsafeMake<void>(FiberId.none)
       return Effect.zipRight(Deferred.await(opened), admit(bytes))
     })
@@ -33,7 +37,7 @@ export const makeByteGate = (maxBytes: number): ByteGate => {
       Deferred.unsafeDone(d, Exit.void)
     }
   }
-  return { admit, release, queued: () => queued }
+  return { admit, tryAdmit, release, queued: () => queued }
 }
 
 /** A rough size of a value in bytes (UTF-16 strings, 8 per number): for bounds, not accounting. */

@@ -3,7 +3,7 @@
  * per item than a forked fiber each), with a graceful stop: on `stop` the reader ends, items already started get `grace` to
  * finish, queued ones are not started; then whatever is still running is interrupted.
  */
-import { Duration, Effect, Queue, Stream } from "effect"
+import { Chunk, Duration, Effect, Queue, Stream } from "effect"
 import { makeByteGate } from "./byte-gate.ts"
 
 export interface PoolOptions<A, E, R, E2, R2> {
@@ -29,25 +29,49 @@ export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>):
     // Bounded by count (the queue) and by bytes: a few huge records must not fill the memory.
     const sizeOf = options.sizeOf
     const gate = makeByteGate(options.maxBytes ?? Number.POSITIVE_INFINITY)
+    /**
+     * Queues `items` from `start` on: the run that fits the byte bound in one offer (a wait for room
+     * in the queue is one per run, not one per item); an item over the bound waits for bytes to be
+     * released, alone, then the rest follows.
+     */
+    const offerFrom = (items: ReadonlyArray<A>, start: number): Effect.Effect<void> => {
+      const entries: Array<{ readonly item: A; readonly bytes: number }> = []
+      let i = start
+      let bytes = 0
+      for (; i < items.length; i++) {
+        bytes = sizeOf === undefined ? 0 : sizeOf(items[i]!)
+        if (!gate.tryAdmit(bytes)) break
+        entries.push({ item: items[i]!, bytes })
+      }
+      const offered = entries.length === 0 ? Effect.void : Queue.offerAll(queue, entries)
+      if (i === items.length) return offered
+      const next = i
+      const held = { item: items[next]!, bytes }
+      return offered.pipe(
+        Effect.zipRight(gate.admit(held.bytes)),
+        Effect.zipRight(Queue.offer(queue, held)),
+        Effect.zipRight(Effect.suspend(() => offerFrom(items, next + 1)))
+      )
+    }
     const reader = options.items.pipe(
       Stream.interruptWhen(Effect.zipRight(options.stop, markStopped)),
-      Stream.runForEach((item) => {
-        if (sizeOf === undefined) return Queue.offer(queue, { item, bytes: 0 })
-        const bytes = sizeOf(item)
-        return Effect.zipRight(gate.admit(bytes), Queue.offer(queue, { item, bytes }))
-      }),
+      Stream.runForEachChunk((chunk) => offerFrom(Chunk.toReadonlyArray(chunk), 0)),
       // One end marker per worker once reading is over (normally or by a stop). Not on failure:
       // then the workers are interrupted and nobody would take them.
       Effect.zipRight(Effect.forEach(Array.from({ length: options.workers }), () => Queue.offer(queue, undefined), { discard: true }))
     )
-    const worker = Effect.gen(function* () {
-      while (true) {
-        const next = yield* Queue.take(queue)
-        if (next === undefined) return
-        // After a stop, queued items are not started, but still taken so the end markers get through.
-        if (!stopped) yield* Effect.ensuring(options.process(next.item), Effect.sync(() => gate.release(next.bytes)))
-        else gate.release(next.bytes)
+    // A loop of effects, not a generator: this runs once per item.
+    const worker: Effect.Effect<void, E2, R2> = Effect.flatMap(Queue.take(queue), (next) => {
+      if (next === undefined) return Effect.void
+      // After a stop, queued items are not started, but still taken so the end markers get through.
+      if (stopped) {
+        gate.release(next.bytes)
+        return worker
       }
+      return Effect.zipRight(
+        Effect.onExit(options.process(next.item), () => Effect.sync(() => gate.release(next.bytes))),
+        worker
+      )
     })
     const pass = Effect.all([reader, ...Array.from({ length: options.workers }, () => worker)], { concurrency: "unbounded", discard: true })
     // A stop counts at once, also when the reader has already read everything (a stop near the
