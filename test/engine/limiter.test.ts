@@ -1,6 +1,6 @@
 /** The per-model limiter under TestClock: pacing, AIMD concurrency, pauses; with no rpm, rate discovery. */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
 import { makeLimiter } from "../../src/engine/limiter.ts"
 import { defaultRetryPolicy, withRetry } from "../../src/engine/retry.ts"
 import { RateLimitedError } from "../../src/service/errors.ts"
@@ -82,6 +82,35 @@ describe("limiter", () => {
       expect(Math.floor((yield* limiter.state).cap)).toBe(2)
       for (let i = 0; i < 200; i++) yield* limiter.onSuccess()
       expect((yield* limiter.state).cap).toBe(8) // never above the maximum
+    })
+  )
+
+  it.effect("workers over the cap wait in line and get slots in arrival order; one interrupted in line never runs and frees its turn", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 1 })
+      const release = yield* Deferred.make<void>()
+      const ran: Array<string> = []
+      const request = (name: string, wait?: Deferred.Deferred<void>) =>
+        limiter.run(Effect.zipRight(Effect.sync(() => void ran.push(name)), wait === undefined ? Effect.void : Deferred.await(wait)))
+      const first = yield* Effect.fork(request("first", release))
+      yield* Effect.yieldNow()
+      const waiting = []
+      for (const name of ["b", "c", "d", "e"]) {
+        waiting.push(yield* Effect.fork(request(name)))
+        yield* Effect.yieldNow()
+      }
+      expect(yield* limiter.state).toMatchObject({ inFlight: 1 })
+      expect(ran).toEqual(["first"])
+      const interruptC = yield* Effect.fork(Fiber.interrupt(waiting[1]!))
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(first)
+      for (const f of [waiting[0]!, waiting[2]!, waiting[3]!]) yield* Fiber.join(f)
+      yield* Fiber.join(interruptC)
+      expect(ran).toEqual(["first", "b", "d", "e"])
+      expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
+      // The line is empty again: a new request starts at once.
+      yield* request("f")
+      expect(ran.at(-1)).toBe("f")
     })
   )
 
