@@ -1,8 +1,8 @@
 #!/usr/bin/env -S node --max-old-space-size=256 --max-semi-space-size=8
 // The heap limit: a job streams (its live heap stays under ~80 MiB), but left to itself V8 sizes
 // the heap to the machine and lets garbage pile up to ~400 MiB before collecting. The young
-// generation's semi-spaces at 8 MiB instead of 16 take ~30 MiB off the peak RSS at no measured CPU
-// cost (npm run bench: 100,000 records 203 → 173 MiB). Run as
+// generation's semi-spaces at 8 MiB instead of 16 take ~30 MiB off the peak RSS (npm run bench:
+// 100,000 records 203 → 173 MiB) for up to ~10 % more CPU on a cold run with no rate limit. Run as
 // `node src/cli/bin.mjs`, pass it yourself (`node --max-old-space-size=512 src/cli/bin.mjs …`).
 // Entry of the `svc-batch` bin. Runs the compiled JavaScript in dist/ (built by `npm run build`,
 // which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
