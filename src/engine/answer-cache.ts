@@ -66,10 +66,11 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
 
     // Computed once per request (the fold asks for it again to record the answer's key).
     const originKeys = new WeakMap<StageRequest, string>()
+    const storedKey = (request: StageRequest) => (settings.origin === undefined ? request.key : originKey(settings.origin, request.key))
     const keyOf = (request: StageRequest) => {
       if (settings.origin === undefined) return request.key
       let key = originKeys.get(request)
-      if (key === undefined) originKeys.set(request, (key = originKey(settings.origin, request.key)))
+      if (key === undefined) originKeys.set(request, (key = storedKey(request)))
       return key
     }
 
@@ -140,8 +141,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
      * hashed once and not looked up again (a warm rerun's records never ask).
      */
     const prefetch = (requests: ReadonlyArray<StageRequest>): Effect.Effect<ReadonlyArray<string>> => {
-      const origin = settings.origin
-      const keys = requests.map((r) => (origin === undefined ? r.key : originKey(origin, r.key)))
+      const keys = requests.map(storedKey)
       if (settings.cache === "off" || requests.length === 0) return Effect.succeed(keys)
       return Effect.map(ledger.answersFor(keys, sinceFor), (found) => {
         const next = emptyWindow()
