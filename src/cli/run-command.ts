@@ -256,7 +256,8 @@ export const executeRun = (o: RunInput) =>
             if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
           }
           // Retention, once the report has compared this run with the previous one; the run keeps
-          // its verdict counts for the trend of later reports.
+          // its verdict counts for the trend of later reports. The next run reuses the pages older
+          // runs' records leave, so only free space beyond that is compacted.
           const gc = yield* Effect.gen(function* () {
             const ledger = yield* Ledger
             if (verdictColumn !== undefined) {
@@ -266,7 +267,7 @@ export const executeRun = (o: RunInput) =>
                 yield* ledger.setRun(summary.runId, "finished", { ...run.value.stats, verdicts: Object.fromEntries(counts.map((c) => [c.value ?? "none", c.n])) })
               }
             }
-            return yield* ledger.gc(job.name, job.job.retention.runs, Date.now() - job.job.retention.answerDays * 86_400_000)
+            return yield* ledger.gc(job.name, job.job.retention.runs, Date.now() - job.job.retention.answerDays * 86_400_000, { nextRunReuses: true })
           }).pipe(Effect.provide(Ledger.layer({ path: state })))
           if (gc.records > 0 || gc.answers > 0) yield* Console.log(`  ledger  retention: ${describeGc(gc)}`)
           break

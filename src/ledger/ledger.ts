@@ -128,10 +128,25 @@ export interface LedgerService {
    * Retention: deletes the per-record outcomes of the job's runs older than its newest `keepRuns`
    * (their run rows and statistics stay), then answers that no kept record refers to and that are
    * older than `answersBefore` (ms since the epoch); compacts the file when a quarter or more of it
-   * is free. Flushes first; never run it while the job runs elsewhere.
+   * is free (with `nextRunReuses`, free beyond what the next run's records will take back). Flushes
+   * first; never run it while the job runs elsewhere.
    */
-  readonly gc: (job: string, keepRuns: number, answersBefore: number) => Effect.Effect<GcResult, LedgerError>
+  readonly gc: (job: string, keepRuns: number, answersBefore: number, options?: GcOptions) => Effect.Effect<GcResult, LedgerError>
 }
+
+export interface GcOptions {
+  /**
+   * Retention after a finished run: the job runs again, and SQLite reuses free pages before it
+   * grows the file, so the pages the deleted runs' records leave are taken back by the next run's
+   * records (in proportion: the newest run's records against those deleted). Compacting them away
+   * would rewrite the whole file every night only for it to grow back the next (measured: 50,000
+   * records a night freed 28 % of the file, and VACUUM took ~0.3 s of a 3 s warm run).
+   */
+  readonly nextRunReuses?: boolean
+}
+
+/** The share of a ledger's file that, free, makes retention compact it (VACUUM). */
+const COMPACT_FREE_SHARE = 0.25
 
 export interface GcResult {
   /** Runs whose records were deleted. */
@@ -346,7 +361,8 @@ export const makeLedger = (options: LedgerOptions) =>
       const size = db.pragma("page_size", { simple: true }) as number
       return pages * size
     }
-    const gc = (job: string, keepRuns: number, answersBefore: number) =>
+    const freePages = () => db.pragma("freelist_count", { simple: true }) as number
+    const gc = (job: string, keepRuns: number, answersBefore: number, gcOptions: GcOptions = {}) =>
       Effect.zipRight(
         flush,
         Effect.try({
@@ -354,13 +370,20 @@ export const makeLedger = (options: LedgerOptions) =>
             const bytesBefore = fileBytes()
             const old = db.prepare<[string, number], { id: number }>("SELECT id FROM runs WHERE job = ? ORDER BY id DESC LIMIT -1 OFFSET ?").all(job, keepRuns)
             const trimmed: Array<number> = []
+            // Pages the next run's records are expected to take back (only with nextRunReuses).
+            let reused = 0
             const outcome = db.transaction(() => {
               let records = 0
+              const freeBefore = freePages()
               const del = db.prepare("DELETE FROM records WHERE run_id = ?")
               for (const r of old) {
                 const n = del.run(r.id).changes
                 if (n > 0) trimmed.push(r.id)
                 records += n
+              }
+              if (gcOptions.nextRunReuses === true && records > 0) {
+                const newest = db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM records WHERE run_id = (SELECT max(id) FROM runs WHERE job = ?)").get(job)?.n ?? 0
+                reused = Math.round((freePages() - freeBefore) * Math.min(1, newest / records))
               }
               // No answer old enough to go: no need to list every kept record's keys (a scan of all records).
               if (db.prepare<[number], { one: number }>("SELECT 1 AS one FROM answers WHERE created_at < ? LIMIT 1").get(answersBefore) === undefined) {
@@ -373,9 +396,8 @@ export const makeLedger = (options: LedgerOptions) =>
               db.exec("DROP TABLE kept_keys")
               return { records, answers }
             })()
-            const free = db.pragma("freelist_count", { simple: true }) as number
             const pages = db.pragma("page_count", { simple: true }) as number
-            const compacted = pages > 0 && free / pages >= 0.25
+            const compacted = pages > 0 && (freePages() - reused) / pages >= COMPACT_FREE_SHARE
             if (compacted) db.exec("VACUUM")
             return { runs: trimmed, ...outcome, bytesBefore, bytesAfter: fileBytes(), compacted }
           },

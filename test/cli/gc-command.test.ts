@@ -16,21 +16,27 @@ const nightly = (extra = "") => {
 }
 
 describe("ledger retention", () => {
-  it("10 nightly runs of an unchanged corpus: the ledger stops growing (within 1.6× its size after the first); the trend still counts every run", async () => {
+  it("10 nightly runs of an unchanged corpus: the ledger stops growing at the size of the answers and three runs' records, and is never rewritten; the trend still counts every run", async () => {
     const { dir, job, ledger } = nightly()
     const sizes: Array<number> = []
+    const runs: Array<ReturnType<typeof spawnCli>> = []
     for (let i = 0; i < 10; i++) {
       const run = spawnCli(["run", job], env)
       expect(await run.exited).toBe(0)
+      runs.push(run)
       sizes.push(statSync(ledger).size)
     }
-    // The first run's file size varies by a few pages with how its writes were batched (573,440 vs
-    // 585,728 bytes for the same answers once rate discovery paced the start): the bound is that
-    // later runs stop growing, and stay near 1.5× the first. Commits batch by the event loop's turns,
-    // so free pages differ by a few between runs: 5% is slack for that, well under one run's
-    // records (~200 KB each) that a ledger without retention would add every night.
+    // From the third run on, retention deletes the records of the run before the previous one; the
+    // next run's records take those pages back, so the file is not compacted (a rewrite of the
+    // whole file every night) and holds at what the third run reached: the answers and three runs'
+    // records (one run's = sizes[1] − sizes[0]). Commits batch by the event loop's turns, so free
+    // pages differ by a few between runs: 5 % is slack for that, well under one run's records
+    // (~200 KB) that a ledger without retention would add every night.
+    const threeRuns = 2 * sizes[1]! - sizes[0]!
     expect(sizes[9]!).toBeLessThanOrEqual(sizes[2]! * 1.05)
-    expect(sizes[9]! / sizes[0]!).toBeLessThanOrEqual(1.6)
+    expect(sizes[9]!).toBeLessThanOrEqual(threeRuns * 1.05)
+    expect(runs.slice(2).map((r) => /retention: 2000 records of 1 older run\(s\)/.test(r.out()))).toEqual(Array(8).fill(true))
+    expect(runs.filter((r) => r.out().includes("(compacted)"))).toHaveLength(0)
     const report = JSON.parse(readFileSync(join(dir, "out", "result.report.json"), "utf8")) as { moderation: { trend: Array<{ runId: number; records: number; harmful: number }> } }
     expect(report.moderation.trend.map((t) => [t.runId, t.records, t.harmful])).toEqual(Array.from({ length: 7 }, (_, i) => [i + 4, 2000, 400]))
   }, 120_000)

@@ -142,4 +142,53 @@ describe("ledger", () => {
       expect([0, 1, 2, 4999, 5000, 5001, 10 ** 9].map(statuses.get)).toEqual([undefined, "done", undefined, undefined, "failed", undefined, undefined])
     })
   )
+
+  describe("retention", () => {
+    // One nightly run of `n` records, each outcome ~200 bytes (as a moderation row is).
+    const nightlyRun = (ledger: Effect.Effect.Success<ReturnType<typeof makeLedger>>, n: number) =>
+      Effect.gen(function* () {
+        const run = yield* ledger.startRun("nightly", "fp")
+        for (let i = 0; i < n; i++) {
+          yield* ledger.putRecord(run, i, `r${i}`, { _tag: "Done", output: { keys: [`k${i}`], rows: [{ verdict: "safe", categories: "", raw: `${"x".repeat(150)}${i}` }] } })
+        }
+        yield* ledger.flush
+      })
+
+    it.scopedLive("after a run, the pages older runs' records leave are kept for the next run: no compaction, and the file stops growing", () =>
+      Effect.gen(function* () {
+        const path = tempDb()
+        const ledger = yield* makeLedger({ path })
+        const results = []
+        for (let night = 0; night < 4; night++) {
+          yield* nightlyRun(ledger, 3000)
+          results.push(yield* ledger.gc("nightly", 2, 0, { nextRunReuses: true }))
+        }
+        // Nights 3 and 4 each delete one run's records, and neither rewrites the file.
+        expect(results.map((r) => [r.records, r.compacted])).toEqual([[0, false], [0, false], [3000, false], [3000, false]])
+        expect(results[3]!.bytesAfter).toBeLessThanOrEqual(results[2]!.bytesAfter * 1.02)
+      })
+    )
+
+    it.scopedLive("after a run over a much smaller corpus, the space the next run will not take back is compacted", () =>
+      Effect.gen(function* () {
+        const ledger = yield* makeLedger({ path: tempDb() })
+        yield* nightlyRun(ledger, 6000)
+        yield* nightlyRun(ledger, 6000)
+        yield* nightlyRun(ledger, 300)
+        const result = yield* ledger.gc("nightly", 2, 0, { nextRunReuses: true })
+        expect(result).toMatchObject({ records: 6000, compacted: true })
+        expect(result.bytesAfter).toBeLessThan(result.bytesBefore * 0.8)
+      })
+    )
+
+    it.scopedLive("gc on demand (no next run assumed) compacts once a quarter of the file is free", () =>
+      Effect.gen(function* () {
+        const ledger = yield* makeLedger({ path: tempDb() })
+        for (let night = 0; night < 3; night++) yield* nightlyRun(ledger, 3000)
+        const result = yield* ledger.gc("nightly", 2, 0)
+        expect(result).toMatchObject({ records: 3000, compacted: true })
+        expect(result.bytesAfter).toBeLessThan(result.bytesBefore)
+      })
+    )
+  })
 })
