@@ -10,6 +10,7 @@ import { TextService } from "../service/client.ts"
 import { decodeAnswer, type LedgerService } from "../ledger/ledger.ts"
 import { makeCircuitBreaker } from "./circuit-breaker.ts"
 import { type Limiter, makeLimiter } from "./limiter.ts"
+import { makeStartGate, startThreshold } from "./start-gate.ts"
 import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { StageRequest } from "./stage.ts"
@@ -47,6 +48,13 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
     const inflight = new Map<string, InFlight>()
     const events = { onRetry: () => stats.retry(), on429: () => stats.rateLimited() }
     const breaker = makeCircuitBreaker(settings.breakerThreshold)
+    // Records start while few in progress are without a request slot (start-gate.ts).
+    const slotsHeld = () => {
+      let n = 0
+      for (const l of limiters.values()) n += l.slotsHeld()
+      return n
+    }
+    const startGate = makeStartGate(slotsHeld, startThreshold(settings.maxConcurrency))
 
     const limiterFor = (model: string) =>
       Effect.suspend(() => {
@@ -54,7 +62,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         if (existing) return Effect.succeed(existing)
         const rpm = settings.rpm[model] ?? settings.rpm["*"]
         // No rpm configured (the spec publishes none): the limiter learns one from the 429s met.
-        return makeLimiter({ rpm, maxConcurrency: settings.maxConcurrency, discover: rpm === undefined }).pipe(
+        return makeLimiter({ rpm, maxConcurrency: settings.maxConcurrency, discover: rpm === undefined, onSlotsChange: startGate.notify }).pipe(
           Effect.tap((l) =>
             Effect.sync(() => {
               limiters.set(model, l)
@@ -202,5 +210,5 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         return Effect.succeed(stored.value)
       })
     }
-    return { ask, keyOf, prefetch, allKnown, knownAnswers, adoptKeys }
+    return { ask, keyOf, prefetch, allKnown, knownAnswers, adoptKeys, startGate }
   })

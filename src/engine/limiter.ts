@@ -21,6 +21,8 @@ export interface LimiterSettings {
   readonly maxConcurrency: number
   /** With no rpm: learn the rate from the 429s met (the engine's default when no rpm is set). */
   readonly discover?: boolean | Partial<RateDiscoverySettings> | undefined
+  /** Called when a slot is taken or handed on (the start gate's cue, start-gate.ts). */
+  readonly onSlotsChange?: (() => void) | undefined
 }
 
 export interface LimiterState {
@@ -85,12 +87,14 @@ export const makeLimiter = (settings: LimiterSettings) =>
         waiters = waiters.slice(head)
         head = 0
       }
+      settings.onSlotsChange?.()
     })
 
     /** Takes a slot, waiting in line when the cap is reached. */
     const takeSlot: Effect.Effect<void> = Effect.suspend(() => {
       if (inLine === 0 && inFlight < Math.floor(cap)) {
         inFlight++
+        settings.onSlotsChange?.()
         return Effect.void
       }
       return Effect.async<void>((resume) => {
@@ -224,7 +228,9 @@ export const makeLimiter = (settings: LimiterSettings) =>
       discovered: (): DiscoveredRate | undefined => discovery?.state(lastEventAt),
       /** Pauses every worker of the model (503 maintenance, Retry-After). */
       pauseFor: (d: Duration.Duration) => pauseFor(d),
-      state: Effect.sync((): LimiterState => ({ cap, inFlight, pausedUntil }))
+      state: Effect.sync((): LimiterState => ({ cap, inFlight, pausedUntil })),
+      /** Requests holding a slot now. */
+      slotsHeld: (): number => inFlight
     }
 
     function pauseFor(d: Duration.Duration) {

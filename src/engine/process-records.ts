@@ -42,7 +42,7 @@ export const processRecords = (pipeline: Pipeline, records: Iterable<Fields>, op
       const results = yield* Effect.forEach(
         records,
         (fields) =>
-          process(fields).pipe(
+          Effect.zipRight(answers.startGate.wait, Effect.ensuring(process(fields), Effect.sync(answers.startGate.finished))).pipe(
             Effect.map((done): ProcessedRecord => ({ _tag: "Done", fields, rows: done.output.rows })),
             Effect.catchTag("RecordFailed", (failed) => Effect.succeed<ProcessedRecord>({ _tag: "Failed", fields, error: failed.info })),
             Effect.catchTag("RequestFailed", (e) =>

@@ -284,8 +284,13 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         process,
         sizeOf: (record) => approximateBytes(record.fields),
         maxBytes: MAX_QUEUED_BYTES,
-        // After a stop nothing new is sent; what was sent is answered and kept, then the run ends.
-        stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(Effect.tap(() => budget.halt)),
+        gate: answers.startGate,
+        // After a stop nothing new is sent; what was sent is answered and kept, then the run ends
+        // (the start gate opens, so idle workers reach their end markers).
+        stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(
+          Effect.tap(() => budget.halt),
+          Effect.tap(() => answers.startGate.open())
+        ),
         grace: settings.grace,
         drained: budget.drained
       })

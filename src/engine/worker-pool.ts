@@ -18,6 +18,11 @@ export interface PoolOptions<A, E, R, E2, R2> {
   /** Bytes an item holds (approximately), with `maxBytes`: items queued or in progress stay within it. */
   readonly sizeOf?: (item: A) => number
   readonly maxBytes?: number
+  /**
+   * Passed by a worker before it takes the next item, told when that item is finished (the start
+   * gate, start-gate.ts); it must let every worker through once `stop` has completed.
+   */
+  readonly gate?: { readonly wait: Effect.Effect<void>; readonly finished: () => void }
 }
 
 /** Runs every item through `process`; says whether a stop cut it short. */
@@ -61,7 +66,10 @@ export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>):
       Effect.zipRight(Effect.forEach(Array.from({ length: options.workers }), () => Queue.offer(queue, undefined), { discard: true }))
     )
     // A loop of effects, not a generator: this runs once per item.
-    const worker: Effect.Effect<void, E2, R2> = Effect.flatMap(Queue.take(queue), (next) => {
+    const startGate = options.gate
+    const take = startGate === undefined ? Queue.take(queue) : Effect.zipRight(startGate.wait, Queue.take(queue))
+    const worker: Effect.Effect<void, E2, R2> = Effect.flatMap(take, (next) => {
+      if (next === undefined || stopped) startGate?.finished()
       if (next === undefined) return Effect.void
       // After a stop, queued items are not started, but still taken so the end markers get through.
       if (stopped) {
@@ -69,7 +77,12 @@ export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>):
         return worker
       }
       return Effect.zipRight(
-        Effect.onExit(options.process(next.item), () => Effect.sync(() => gate.release(next.bytes))),
+        Effect.onExit(options.process(next.item), () =>
+          Effect.sync(() => {
+            gate.release(next.bytes)
+            startGate?.finished()
+          })
+        ),
         worker
       )
     })

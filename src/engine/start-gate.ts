@@ -1,0 +1,99 @@
+/**
+ * When a record may start: while few records in progress are without a request slot. A record
+ * started while every slot is taken only waits in the limiter's line, holding its fiber and its
+ * prepared requests; with the default 256 records for 32 slots that was ~220 records parked at
+ * any time, alive across several young-generation collections and so promoted, then collected
+ * again as old garbage (`npm run bench:overhead`: ~100 CPU µs a record more than 64 records).
+ *
+ * The gate counts records in progress (passed it, not yet finished) against the requests holding
+ * a slot, over every limiter. Records without a slot (in line, waiting out a backoff, waiting for
+ * the same text in flight, being prepared) stay under `threshold`: enough to hand a slot on at
+ * once when one frees. Up to `limits.records` still start whenever that holds, e.g. when a record
+ * takes several slots or its later stage uses another model.
+ *
+ * Liveness: a worker waits only while `threshold` (≥ 1) records in progress hold no slot; each of
+ * them finishes in time (a line moves as slots free, a backoff ends, a text in flight is answered),
+ * and every finish and every slot taken or handed on calls `notify`.
+ */
+import { Effect } from "effect"
+
+export interface StartGate {
+  /** Completes when a record may start (counting it as in progress): at once while few are without a slot. */
+  readonly wait: Effect.Effect<void>
+  /** A record that passed `wait` is finished (or was never started: the pool's end marker). */
+  readonly finished: () => void
+  /** Slots were taken or handed on: lets waiting records start if there is room. */
+  readonly notify: () => void
+  /** Opens for good (a stop: workers must reach their end markers). */
+  readonly open: () => void
+}
+
+/**
+ * `slotsHeld()`: requests holding a slot now, over every limiter; `threshold`: records in progress
+ * without a slot under which records start. A notify lets as many start as there is room for.
+ */
+export const makeStartGate = (slotsHeld: () => number, threshold: number): StartGate => {
+  let opened = false
+  let inProgress = 0
+  // Waiting workers' resume callbacks, in arrival order; an interrupted one leaves a hole.
+  let waiters: Array<(() => void) | undefined> = []
+  let head = 0
+
+  const room = () => threshold - (inProgress - slotsHeld())
+
+  const notify = () => {
+    if (head === waiters.length) return
+    let count = opened ? Number.POSITIVE_INFINITY : room()
+    while (count > 0 && head < waiters.length) {
+      const next = waiters[head]
+      waiters[head++] = undefined
+      if (next === undefined) continue
+      count--
+      inProgress++
+      next()
+    }
+    if (head === waiters.length) {
+      waiters = []
+      head = 0
+    }
+  }
+
+  const wait: Effect.Effect<void> = Effect.suspend(() => {
+    if (opened || (head === waiters.length && room() > 0)) {
+      inProgress++
+      return Effect.void
+    }
+    return Effect.async<void>((resume) => {
+      let started = false
+      const waiter = () => {
+        started = true
+        resume(Effect.void)
+      }
+      waiters.push(waiter)
+      // Interrupted while waiting: leave the line, or give back the start handed over just then.
+      return Effect.sync(() => {
+        if (started) return finished()
+        const i = waiters.indexOf(waiter, head)
+        if (i >= 0) waiters[i] = undefined
+      })
+    })
+  })
+
+  const finished = () => {
+    inProgress--
+    notify()
+  }
+
+  return {
+    wait,
+    finished,
+    notify,
+    open: () => {
+      opened = true
+      notify()
+    }
+  }
+}
+
+/** Records in progress without a slot under which more start, for a concurrency cap: a quarter of the slots, at least 4. */
+export const startThreshold = (maxConcurrency: number): number => Math.max(4, Math.ceil(maxConcurrency / 4))
