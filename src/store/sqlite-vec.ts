@@ -13,10 +13,14 @@ import Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import * as sqliteVec from "sqlite-vec"
+import { createRequire } from "node:module"
 import { type Hit, StoreError, type StoreChanges, type StoreSettings, type StoreWriter } from "./vector-store.ts"
 
 const BATCH = 500
+
+/** The extension's loader, required when a store is first opened: a job without a store never loads it (~20 ms). */
+let sqliteVec: typeof import("sqlite-vec") | undefined
+const loadVec = (): typeof import("sqlite-vec") => (sqliteVec ??= createRequire(import.meta.url)("sqlite-vec") as typeof import("sqlite-vec"))
 
 const toBlob = (v: ReadonlyArray<number>) => Buffer.from(Float32Array.from(v).buffer)
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
@@ -28,7 +32,7 @@ export const openStoreDatabase = (settings: StoreSettings, options: { readonly c
     db.pragma("journal_mode = WAL")
     db.pragma("synchronous = NORMAL")
     db.pragma("busy_timeout = 5000")
-    sqliteVec.load(db)
+    loadVec().load(db)
     return db
   } catch (e) {
     throw new StoreError({ path: settings.path, detail: (e as Error).message })
