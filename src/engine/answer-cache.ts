@@ -56,7 +56,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
     }
     const startGate = makeStartGate(slotsHeld, startThreshold(settings.maxConcurrency))
 
-    const limiterFor = (model: string) =>
+    const limiterFor = (model: string): Effect.Effect<Limiter> =>
       Effect.suspend(() => {
         const existing = limiters.get(model)
         if (existing) return Effect.succeed(existing)
@@ -82,31 +82,34 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
       return key
     }
 
+    // Pipes, not a generator: this runs once per request.
     const send = (request: StageRequest, key: string) =>
-      Effect.gen(function* () {
-        const limiter = yield* limiterFor(request.model)
+      Effect.flatMap(limiterFor(request.model), (limiter) => {
         const once = Effect.zipRight(
           Effect.sync(() => stats.request()),
           request.send(service)
         )
         const attempt = settings.budget === undefined ? once : settings.budget.around(once)
-        const answered = yield* withRetry(limiter, settings.retry, events, attempt).pipe(
+        return withRetry(limiter, settings.retry, events, attempt).pipe(
           Effect.tapError((e) => {
             if (e._tag !== "RequestFailed") return Effect.void
             const reason = breaker.failed(e)
             return reason === undefined ? Effect.void : Effect.fail(new JobAborted({ reason }))
+          }),
+          Effect.flatMap((answered) => {
+            breaker.succeeded()
+            stats.tokens(answered.tokens)
+            if (settings.cache === "off") return Effect.succeed(answered.value)
+            // The ledger cannot keep answers (disk full, …): every further answer would be paid for and lost.
+            return ledger.putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value).pipe(
+              Effect.mapError((e) => new JobAborted({ reason: e.message })),
+              Effect.map(() => {
+                remember(key, answered.value)
+                return answered.value
+              })
+            )
           })
         )
-        breaker.succeeded()
-        stats.tokens(answered.tokens)
-        if (settings.cache !== "off") {
-          // The ledger cannot keep answers (disk full, …): every further answer would be paid for and lost.
-          yield* ledger
-            .putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value)
-            .pipe(Effect.mapError((e) => new JobAborted({ reason: e.message })))
-          remember(key, answered.value)
-        }
-        return answered.value
       })
 
     // A request in flight; the Deferred its later askers wait on is made only when one comes.

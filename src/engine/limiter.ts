@@ -128,7 +128,11 @@ export const makeLimiter = (settings: LimiterSettings) =>
      * start was granted. A start reserved before the learnt rate was lowered is reserved again at
      * the new rate: a decrease takes effect at once, not after every start already scheduled.
      */
-    const pace: Effect.Effect<number> = Effect.gen(function* () {
+    const pace: Effect.Effect<number> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      // No pause and no pacing (no rate, or none learnt yet): no generator, once per request.
+      now >= pausedUntil && (discovery === undefined ? interval === 0 : discovery.intervalMs() === 0) ? Effect.succeed(now) : paced
+    )
+    const paced: Effect.Effect<number> = Effect.gen(function* () {
       while (true) {
         let now = yield* Clock.currentTimeMillis
         while (now < pausedUntil) {

@@ -126,7 +126,25 @@ export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: Proce
       )
     )
 
+  const [onlyStage] = pipeline.stages
+  /** A one-stage pipeline's record (most jobs): the fold below with no generator, once per record. */
+  const processOneStage =
+    pipeline.stages.length === 1 && onlyStage !== undefined && onlyStage.when === undefined
+      ? (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
+          Effect.map(runStage(onlyStage, input), (done) => {
+            const rows = onlyStage.fanOut
+              ? done.stored.length === 0
+                ? [{ ...allNull }]
+                : done.stored.map((r) => ({ ...allNull, ...r }))
+              : [{ ...allNull, ...done.stored[0] }]
+            return { output: { keys: [...done.keys], rows }, counts: done.counts === undefined ? {} : { ...done.counts } }
+          })
+      : undefined
+
   const processRecord = (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
+    processOneStage !== undefined ? processOneStage(input) : processStages(input)
+
+  const processStages = (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
     Effect.gen(function* () {
       let fields = input
       let columns: Record<string, unknown> = { ...allNull }

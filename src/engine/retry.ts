@@ -86,23 +86,46 @@ export interface RetryEvents {
   readonly on429: () => void
 }
 
-/** Runs `attempt` under `limiter` with the policy above. */
+/**
+ * Runs `attempt` under `limiter` with the policy above. A first attempt that succeeds (nearly
+ * every request) takes no generator: this runs once per request.
+ */
 export const withRetry = <A, E extends ErrorLike, R>(
   limiter: Limiter,
   policy: RetryPolicy,
   events: RetryEvents,
   attempt: Effect.Effect<A, E, R>
 ): Effect.Effect<A, RequestFailed | JobAborted, R> =>
+  Effect.flatMap(limiter.runTimed(attempt), ({ result, startedAt }) =>
+    result._tag === "Right"
+      ? Effect.as(limiter.onSuccess(startedAt), result.right)
+      : retryAfterFailure(limiter, policy, events, attempt, result.left, startedAt)
+  )
+
+/** The attempts after a failed first one. */
+const retryAfterFailure = <A, E extends ErrorLike, R>(
+  limiter: Limiter,
+  policy: RetryPolicy,
+  events: RetryEvents,
+  attempt: Effect.Effect<A, E, R>,
+  firstError: E,
+  firstStartedAt: number
+): Effect.Effect<A, RequestFailed | JobAborted, R> =>
   Effect.gen(function* () {
     let attempts = 0
     let rateLimited = 0
+    let next: { readonly error: E; readonly startedAt: number } | undefined = { error: firstError, startedAt: firstStartedAt }
     while (true) {
-      const { result, startedAt } = yield* limiter.runTimed(attempt)
-      if (result._tag === "Right") {
-        yield* limiter.onSuccess(startedAt)
-        return result.right
+      if (next === undefined) {
+        const { result, startedAt } = yield* limiter.runTimed(attempt)
+        if (result._tag === "Right") {
+          yield* limiter.onSuccess(startedAt)
+          return result.right
+        }
+        next = { error: result.left, startedAt }
       }
-      const error = result.left
+      const { error, startedAt } = next
+      next = undefined
       const c = classify(error)
       switch (c._tag) {
         case "Abort":
