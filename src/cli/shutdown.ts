@@ -46,8 +46,12 @@ export const installSignalHandlers = (interrupt: () => void) => {
     const watch = setInterval(() => {
       if (process.ppid === parent) return
       clearInterval(watch)
-      // npm died of the signal we are already handling: nothing more to do.
-      if (count === 0) onSignal("SIGTERM")
+      // npm died of the signal we are already handling: nothing more to do. That signal may still
+      // be pending: timers run before the poll phase that reads signals, so after a busy turn of
+      // the loop the orphan is seen first. Decided a moment later, it is not counted twice.
+      setTimeout(() => {
+        if (count === 0) onSignal("SIGTERM")
+      }, 100).unref()
     }, 500).unref()
   }
 }
