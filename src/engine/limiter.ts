@@ -175,11 +175,19 @@ export const makeLimiter = (settings: LimiterSettings) =>
       }
     })
 
+    /**
+     * acquireUseRelease for a release that cannot fail, once per request: the slot is taken
+     * uninterruptibly, the pacing and the call run interruptibly, and the slot is given back
+     * however they end (an interruption is passed on after it).
+     */
     const runTimed = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<{ readonly result: Either.Either<A, E>; readonly startedAt: number }, never, R> =>
-      Effect.acquireUseRelease(
-        takeSlot,
-        () => Effect.flatMap(pace, (startedAt) => Effect.map(Effect.either(effect), (result) => ({ result, startedAt }))),
-        () => releaseSlot
+      Effect.uninterruptibleMask((restore) =>
+        Effect.zipRight(
+          takeSlot,
+          Effect.flatMap(Effect.exit(restore(Effect.flatMap(pace, (startedAt) => Effect.map(Effect.either(effect), (result) => ({ result, startedAt }))))), (exit) =>
+            Effect.zipRight(releaseSlot, exit)
+          )
+        )
       )
 
     return {

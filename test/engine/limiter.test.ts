@@ -1,6 +1,6 @@
 /** The per-model limiter under TestClock: pacing, AIMD concurrency, pauses; with no rpm, rate discovery. */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Fiber, Option, TestClock } from "effect"
 import { makeLimiter } from "../../src/engine/limiter.ts"
 import { defaultRetryPolicy, withRetry } from "../../src/engine/retry.ts"
 import { RateLimitedError } from "../../src/service/errors.ts"
@@ -111,6 +111,22 @@ describe("limiter", () => {
       // The line is empty again: a new request starts at once.
       yield* request("f")
       expect(ran.at(-1)).toBe("f")
+    })
+  )
+
+  it.effect("a request interrupted during its call gives its slot back; a failed one is a result, its slot given back too", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 1 })
+      const hanging = yield* Effect.fork(limiter.runTimed(Effect.never))
+      yield* Effect.yieldNow()
+      expect(yield* limiter.state).toMatchObject({ inFlight: 1 })
+      yield* Fiber.interrupt(hanging)
+      expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
+      const failed = yield* limiter.runTimed(Effect.fail("boom"))
+      expect(failed.result).toEqual(Either.left("boom"))
+      expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
+      const ok = yield* limiter.runTimed(Effect.succeed(7))
+      expect(ok.result).toEqual(Either.right(7))
     })
   )
 
