@@ -13,6 +13,7 @@
  */
 import { Clock, Duration, Effect, Either } from "effect"
 import { type DiscoveredRate, makeRateDiscovery, type RateDiscoverySettings } from "./rate-discovery.ts"
+import { makeWaitLine } from "./wait-line.ts"
 
 export interface LimiterSettings {
   /** Requests per minute; undefined = no rate limit (the concurrency cap still applies). */
@@ -61,66 +62,33 @@ export const makeLimiter = (settings: LimiterSettings) =>
     let waiting = 0
     let epoch = 0
     let pausedUntil = 0
-    // FIFO of workers waiting for a slot; a released slot is handed to the first one. A waiter is
-    // the callback that resumes its fiber (no Deferred each: with records queued behind the cap,
-    // every request waits here, and a Deferred per wait doubled the engine's CPU per record).
-    // The line is `waiters` from `head` on (an index, not shift(): hundreds may wait); a waiter
-    // interrupted in line leaves a hole. `inLine` counts the live ones.
-    let waiters: Array<(() => void) | undefined> = []
-    let head = 0
-    let inLine = 0
+    // Workers waiting for a slot, oldest first; a released slot is handed to the first one.
+    const line = makeWaitLine()
 
     /** Hands free slots (under the current cap) to waiting workers, oldest first. */
-    const grant = Effect.sync(() => {
-      while (head < waiters.length && inFlight < Math.floor(cap)) {
-        const next = waiters[head]
-        waiters[head++] = undefined
-        if (next === undefined) continue
-        inLine--
-        inFlight++
-        next()
-      }
-      if (head === waiters.length) {
-        waiters = []
-        head = 0
-      } else if (head > 1024 && head * 2 > waiters.length) {
-        waiters = waiters.slice(head)
-        head = 0
-      }
+    const grantNow = () => {
+      line.handOn(
+        () => inFlight < Math.floor(cap),
+        () => void inFlight++
+      )
       settings.onSlotsChange?.()
-    })
+    }
+    const grant = Effect.sync(grantNow)
 
-    /** Takes a slot, waiting in line when the cap is reached. */
+    const releaseSlotNow = () => {
+      inFlight--
+      grantNow()
+    }
+    const releaseSlot: Effect.Effect<void> = Effect.sync(releaseSlotNow)
+
+    /** Takes a slot, waiting in line when the cap is reached (interrupted just as one was handed over: given back). */
     const takeSlot: Effect.Effect<void> = Effect.suspend(() => {
-      if (inLine === 0 && inFlight < Math.floor(cap)) {
+      if (line.size() === 0 && inFlight < Math.floor(cap)) {
         inFlight++
         settings.onSlotsChange?.()
         return Effect.void
       }
-      return Effect.async<void>((resume) => {
-        let granted = false
-        const waiter = () => {
-          granted = true
-          resume(Effect.void)
-        }
-        waiters.push(waiter)
-        inLine++
-        // Interrupted while waiting: leave the line, or give back the slot handed over just then.
-        return Effect.suspend(() => {
-          if (granted) return releaseSlot
-          const i = waiters.indexOf(waiter, head)
-          if (i >= 0) {
-            waiters[i] = undefined
-            inLine--
-          }
-          return Effect.void
-        })
-      })
-    })
-
-    const releaseSlot: Effect.Effect<void> = Effect.suspend(() => {
-      inFlight--
-      return grant
+      return line.wait(releaseSlotNow)
     })
 
     /**

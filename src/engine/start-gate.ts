@@ -16,6 +16,7 @@
  * and every finish and every slot taken or handed on calls `notify`.
  */
 import { Effect } from "effect"
+import { makeWaitLine } from "./wait-line.ts"
 
 export interface StartGate {
   /** Completes when a record may start (counting it as in progress): at once while few are without a slot. */
@@ -35,54 +36,36 @@ export interface StartGate {
 export const makeStartGate = (slotsHeld: () => number, threshold: number): StartGate => {
   let opened = false
   let inProgress = 0
-  // Waiting workers' resume callbacks, in arrival order; an interrupted one leaves a hole.
-  let waiters: Array<(() => void) | undefined> = []
-  let head = 0
+  // Workers waiting to start a record, oldest first.
+  const line = makeWaitLine()
 
   const room = () => threshold - (inProgress - slotsHeld())
 
   const notify = () => {
-    if (head === waiters.length) return
+    if (line.size() === 0) return
     let count = opened ? Number.POSITIVE_INFINITY : room()
-    while (count > 0 && head < waiters.length) {
-      const next = waiters[head]
-      waiters[head++] = undefined
-      if (next === undefined) continue
-      count--
-      inProgress++
-      next()
-    }
-    if (head === waiters.length) {
-      waiters = []
-      head = 0
-    }
-  }
-
-  const wait: Effect.Effect<void> = Effect.suspend(() => {
-    if (opened || (head === waiters.length && room() > 0)) {
-      inProgress++
-      return Effect.void
-    }
-    return Effect.async<void>((resume) => {
-      let started = false
-      const waiter = () => {
-        started = true
-        resume(Effect.void)
+    line.handOn(
+      () => count > 0,
+      () => {
+        count--
+        inProgress++
       }
-      waiters.push(waiter)
-      // Interrupted while waiting: leave the line, or give back the start handed over just then.
-      return Effect.sync(() => {
-        if (started) return finished()
-        const i = waiters.indexOf(waiter, head)
-        if (i >= 0) waiters[i] = undefined
-      })
-    })
-  })
+    )
+  }
 
   const finished = () => {
     inProgress--
     notify()
   }
+
+  // Interrupted just as it was let through: the start it was handed is given back.
+  const wait: Effect.Effect<void> = Effect.suspend(() => {
+    if (opened || (line.size() === 0 && room() > 0)) {
+      inProgress++
+      return Effect.void
+    }
+    return line.wait(finished)
+  })
 
   return {
     wait,
