@@ -8,17 +8,13 @@
 import { Data, Effect, Either, ParseResult, Schema } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { basename, dirname, extname, join, resolve } from "node:path"
-import { parse as parseYamlText } from "yaml"
+// Bundled: @effect/cli bundles the same package for its config files, so this adds nothing to
+// start-up (loading it from node_modules at the first job file cost ~40 ms).
+import { parse as parseYaml } from "yaml"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { type Format, formatOf } from "../io/source.ts"
 import { DefaultEncoding, Encoding } from "../io/encoding.ts"
 import { StoreSettings } from "../store/vector-store.ts"
-
-/**
- * The YAML parser: bundled (@effect/cli bundles the same package for its config files, so this adds
- * nothing to start-up), where loading it from node_modules at the first job file cost ~40 ms.
- */
-const parseYaml = (text: string): unknown => parseYamlText(text)
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
   override get message() {
