@@ -63,12 +63,15 @@ export const openRun = (job: string, fingerprint: string, stats: RunStats, servi
     } satisfies OpenedRun
   })
 
-/** Flushes the ledger, then records the run's status and statistics; returns its record counts. */
-export const closeRun = (runId: number, status: RunStatus, stats: RunStats) =>
+/**
+ * Flushes the ledger, then records the run's status and statistics; returns its record counts
+ * (`counts`: already counted since the last record was written, so not counted again).
+ */
+export const closeRun = (runId: number, status: RunStatus, stats: RunStats, counts?: { readonly done: number; readonly failed: number }) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     yield* ledger.flush
     stats.setCommitLag(ledger.commitLag())
     yield* ledger.setRun(runId, status, stats.totals())
-    return yield* ledger.counts(runId)
+    return counts ?? (yield* ledger.counts(runId))
   })

@@ -5,19 +5,23 @@
  * 2. the processing pass (worker-pool + record-processing): records stream from the source; one
  *    already finished in this run is skipped; the others go through the stage fold, answered by
  *    the answer cache (ledger, in flight, or the service); each outcome goes to the ledger;
- * 3. the output pass (output-pass, only when every record is done or failed): the source is read
- *    again and joined with the outcomes, in input order, into the sink and the rejects file.
+ * 3. the output, in input order, into the sink and the rejects file, committed only when every
+ *    record is done or failed: written during the processing pass as records finish (inline-output)
+ *    when the sink can be opened before the input's end, else by the output pass (output-pass),
+ *    which reads the source again and joins it with the outcomes.
  * A stop ends the reading; records in flight finish within the grace period; the ledger is
  * flushed; the run stays resumable.
  */
-import { Chunk, Duration, Effect, Exit, Fiber, Option, Schedule, Stream } from "effect"
+import { Chunk, Duration, Effect, Exit, Fiber, Option, Schedule, Scope, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
 import { Ledger, type LedgerError, type RecordOutcome } from "../ledger/ledger.ts"
 import type { Source, SourceRecord } from "../io/source.ts"
 import { makeKindObserver } from "../io/input-types.ts"
 import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
-import { checkOutput, type ColumnCount, writeOutputs } from "./output-pass.ts"
+import { checkOutput, type ColumnCount, type OutputResult, writeOutputs } from "./output-pass.ts"
+import { inlineOutputFits, openInlineOutput } from "./inline-output.ts"
+import { outcomesReader } from "./outcome-reader.ts"
 import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
 import type { JobAborted, RequestFailed, RetryPolicy } from "./retry.ts"
 import { closeRun, openRun } from "./run-lifecycle.ts"
@@ -143,7 +147,8 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const heartbeat = yield* Effect.forkScoped(
       Effect.suspend(() => ledger.setRun(runId, "running", stats.totals())).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.delay(Duration.seconds(2)))
     )
-    const close = (status: "aborted" | "interrupted" | "finished") => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats))
+    const close = (status: "aborted" | "interrupted" | "finished", counts?: { readonly done: number; readonly failed: number }) =>
+      Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats, counts))
     const budget = yield* makeRequestBudget(settings.maxRequests)
     let budgetSpent = false
     const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, run.startedAt)
@@ -156,17 +161,28 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       preparedAhead: (stage, fields) => (stage === firstStage ? ahead.get(fields) : undefined)
     })
 
+    // The output written as records finish, when the sink allows it (see openInlineOutput).
+    const declared = yield* sourceColumns(settings.source)
+    const knownTypes = settings.source.inputTypes !== undefined
+    const guard = makeInputGuard(settings.source.path, settings.fingerprint)
+    const inline = inlineOutputFits(settings, declared, knownTypes) ? yield* openInlineOutput(settings, declared, guard) : undefined
+
+    /** A record's outcome: to the ledger, then to the output written as the run goes. */
+    const finished = (record: SourceRecord, key: string, outcome: RecordOutcome) => {
+      const stored = ledger.putRecord(runId, record.ordinal, key, outcome)
+      return inline === undefined ? stored : Effect.zipRight(stored, inline.output.settle(record.ordinal, { key, outcome }))
+    }
     const process = (record: SourceRecord) => {
       const key = recordKey(settings, record)
       return processRecord(record.fields).pipe(
         Effect.flatMap((processed) => {
           stats.recordDone(processed.counts)
-          return ledger.putRecord(runId, record.ordinal, key, { _tag: "Done", output: processed.output })
+          return finished(record, key, { _tag: "Done", output: processed.output })
         }),
         // A failed record is an outcome, not an error of the run; JobAborted still stops the run.
         Effect.catchTag("RecordFailed", (failure: RecordFailed) => {
           stats.recordFailed()
-          return ledger.putRecord(runId, record.ordinal, key, { _tag: "Failed", error: failure.info })
+          return finished(record, key, { _tag: "Failed", error: failure.info })
         })
       )
     }
@@ -198,10 +214,32 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
      * answers read in one query; a record whose every answer is known is done here, in the reading
      * fiber (no worker, no request), and the rest go on to the workers.
      */
+    // A resumed run's records finished before, for the output written as the run goes.
+    const earlierOutcomes = resumed && inline !== undefined ? outcomesReader(ledger, runId) : undefined
+    const settleSkipped = (ordinals: ReadonlyArray<number>) =>
+      earlierOutcomes === undefined || ordinals.length === 0 || !inline!.output.active()
+        ? Effect.void
+        : Effect.flatMap(earlierOutcomes(ordinals), (stored) => {
+            const settled: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
+            for (let i = 0; i < ordinals.length; i++) {
+              const s = stored[i]
+              if (s !== undefined) settled.push({ ordinal: ordinals[i]!, key: s.key, outcome: s.outcome })
+            }
+            return inline!.output.settleAll(settled)
+          })
     const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
         const todo: Array<SourceRecord> = []
-        for (const record of chunk) if (!skipped(record)) todo.push(record)
+        const skippedOrdinals: Array<number> = []
+        for (const record of chunk) {
+          if (!skipped(record)) todo.push(record)
+          else if (earlierOutcomes !== undefined) skippedOrdinals.push(record.ordinal)
+        }
+        if (skippedOrdinals.length > 0) return Effect.zipRight(settleSkipped(skippedOrdinals), windowOf(todo))
+        return windowOf(todo)
+      })
+    const windowOf = (todo: Array<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
+      Effect.suspend(() => {
         if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo))
         const requests: Array<StageRequest> = []
         const prepared: Array<Prepared | undefined> = []
@@ -244,18 +282,18 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
             }
           }
           const chunk = Chunk.unsafeFromArray(rest)
-          return outcomes.length === 0 ? Effect.succeed(chunk) : Effect.as(ledger.putRecords(runId, outcomes), chunk)
+          if (outcomes.length === 0) return Effect.succeed(chunk)
+          const stored = ledger.putRecords(runId, outcomes)
+          return Effect.as(inline === undefined ? stored : Effect.zipRight(stored, inline.output.settleAll(outcomes)), chunk)
         })
       })
 
     // A source that declares no columns (JSONL): every key met while reading, in order of first
     // appearance, becomes a column of a CSV or Parquet output — not only the first record's keys.
-    const declared = yield* sourceColumns(settings.source)
     const seen = new Set<string>()
     let overflow = 0
     // A source that does not declare its types (CSV, JSONL): the kinds of value met in every
     // record, so a typed output (Parquet) picks a type every value fits.
-    const knownTypes = settings.source.inputTypes !== undefined
     const kinds = makeKindObserver()
     const collect = (fields: Readonly<Record<string, unknown>>) => {
       for (const k in fields) {
@@ -266,6 +304,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     }
     const records = settings.source.items().pipe(
       Stream.filterMap((item) => {
+        inline?.output.read(item)
         if (item._tag === "Record") {
           if (declared === undefined) collect(item.fields)
           if (!knownTypes) kinds.observe(item.fields)
@@ -312,37 +351,46 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     }
     stats.settleTotal()
     yield* ledger.flush
-    // The output pass joins the input by row number: only right if it is still the file processed.
     // A changed input leaves the run interrupted (its answers stay; a new run over the new file reuses them).
-    const guard = makeInputGuard(settings.source.path, settings.fingerprint)
     const changed = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.tapError(effect, (e) => (e._tag === "InputChanged" ? close("interrupted") : Effect.void))
-    yield* changed(guard.verify)
     // A run whose every record failed does not replace the previous output: it writes beside it.
+    // (No record is written after this: the output does not change them.)
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
+    if (keepPrevious) inline?.output.giveUp("every record failed: the output goes beside the previous one")
+    const inlineWriter = inline === undefined ? undefined : yield* inline.output.finish
+    if (inline !== undefined && inlineWriter === undefined) yield* Effect.logDebug(`the output is written after processing: ${inline.output.reason()}`)
     stats.setPhase("writing")
-    if (overflow > 0) {
-      yield* Effect.logWarning(`${settings.source.path}: more than ${MAX_COLLECTED_COLUMNS} distinct keys; keys met after that are left out of ${settings.output.format} output columns`)
-    }
-    // Counted for the progress line: the output pass reads the source once more.
-    const counted: Source = {
-      ...settings.source,
-      columns: () => Promise.resolve(declared ?? [...seen]),
-      inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(kinds.types()),
-      items: () =>
-        settings.source.items().pipe(
-          Stream.mapChunks((chunk) => {
-            stats.rowWritten(chunk.length)
-            return chunk
-          })
-        )
-    }
     // Ids are checked only when the job names an id column (generated keys are unique by construction).
     const duplicates = settings.idField === undefined ? new Map<string, { first: number; count: number }>() : yield* ledger.duplicateKeys(runId)
-    const written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId, guard, duplicates))
-    const counts = yield* close("finished")
+    let written: OutputResult
+    if (inline !== undefined && inlineWriter !== undefined) {
+      // Written as the run went: committed now (after the input's check, which the commit makes).
+      written = yield* changed(Effect.ensuring(Scope.extend(inlineWriter.commit, inline.scope), Scope.close(inline.scope, Exit.void)))
+    } else {
+      // The output pass joins the input by row number: only right if it is still the file processed.
+      yield* changed(guard.verify)
+      if (overflow > 0) {
+        yield* Effect.logWarning(`${settings.source.path}: more than ${MAX_COLLECTED_COLUMNS} distinct keys; keys met after that are left out of ${settings.output.format} output columns`)
+      }
+      // Counted for the progress line: the output pass reads the source once more.
+      const counted: Source = {
+        ...settings.source,
+        columns: () => Promise.resolve(declared ?? [...seen]),
+        inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(kinds.types()),
+        items: () =>
+          settings.source.items().pipe(
+            Stream.mapChunks((chunk) => {
+              stats.rowWritten(chunk.length)
+              return chunk
+            })
+          )
+      }
+      written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId, guard, duplicates))
+    }
+    const counts = yield* close("finished", before)
     return summary({
       runId,
       resumed,

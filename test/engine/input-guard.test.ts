@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, Exit, Schema, Stream } from "effect"
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { makeInputGuard } from "../../src/engine/input-guard.ts"
@@ -20,14 +20,15 @@ import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
 
 /** The source, with `edit` run once when the output pass (its second read) has taken `after` records. */
-const editedDuringOutput = (path: string, after: number, edit: () => void): Source => {
+/** The source, edited by `edit` once its `read`-th read has read `after` items. */
+const editedDuringRead = (path: string, read: number, after: number, edit: () => void): Source => {
   const source = openSource(path, "jsonl")
   let reads = 0
   return {
     ...source,
     items: () => {
       reads++
-      if (reads < 2) return source.items()
+      if (reads !== read) return source.items()
       let seen = 0
       return source.items().pipe(Stream.tap(() => Effect.sync(() => ++seen === after && edit())))
     }
@@ -77,9 +78,27 @@ describe("input guard", () => {
       const input = writeCorpus(dir, 40)
       const original = lines(input)
       const edit = () => writeFileSync(input, [original[0], JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }), ...original.slice(2)].join("\n") + "\n")
-      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: editedDuringOutput(input, 1, edit) } }))
+      // CSV from JSONL input is written by an output pass (the columns are known only at the end): the second read.
+      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, outputFormat: "csv", overrides: { source: editedDuringRead(input, 2, 1, edit) } }))
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
+      expect(existsSync(join(dir, "out.csv"))).toBe(false)
+      expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
+    })
+  )
+
+  it.scopedLive("a file edited in place while the output is written as the run goes: nothing committed, exit cause names the file", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 40)
+      const original = lines(input)
+      const edit = () => writeFileSync(input, [original[0], JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }), ...original.slice(2)].join("\n") + "\n")
+      // JSONL to JSONL is written during the processing pass, the only read.
+      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: editedDuringRead(input, 1, 20, edit) } }))
       expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
       expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
+      expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
+      expect(readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([])
     })
   )
 
@@ -93,7 +112,7 @@ describe("input guard", () => {
       // In place, after the first store batch (500 records) and before the second is committed.
       const edit = () => writeFileSync(input, [...original.slice(0, 600), JSON.stringify({ id: "r600", text: "Changed." }), ...original.slice(601)].join("\n") + "\n")
       const exit = yield* Effect.exit(
-        runOnce({ dir, input, emulator, pipeline: pipelineOf(embed({ field: "text" })), overrides: { store, source: editedDuringOutput(input, 700, edit) } })
+        runOnce({ dir, input, emulator, pipeline: pipelineOf(embed({ field: "text" })), overrides: { store, source: editedDuringRead(input, 2, 700, edit) } })
       )
       expect(Exit.isFailure(exit) && String(exit.cause)).toContain("it was replaced or modified while the output was written")
       const db = openStoreDatabase(store, { create: false })

@@ -8,9 +8,11 @@ import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
-import { makeLedger } from "../../src/ledger/ledger.ts"
+import { Ledger, makeLedger } from "../../src/ledger/ledger.ts"
+import { writeOutputs } from "../../src/engine/output-pass.ts"
+import { openSource } from "../../src/io/open-source.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { readJsonl, runOnce, tempDir } from "./run-helpers.ts"
+import { moderationPipeline, readJsonl, runOnce, tempDir } from "./run-helpers.ts"
 
 const N = 5000
 
@@ -49,6 +51,14 @@ describe("output pass", () => {
 
       const coldOutput = readFileSync(cold.output, "utf8")
       const coldRejects = readFileSync(cold.rejects, "utf8")
+      // The run wrote its JSONL output as it went; the output pass, over the same outcomes, writes the same files.
+      const passOutput = join(dir, "pass.jsonl")
+      const passRejects = join(dir, "pass.rejects.jsonl")
+      yield* writeOutputs({ source: openSource(input, "jsonl"), output: { path: passOutput, format: "jsonl" }, rejectsPath: passRejects, pipeline: moderationPipeline() }, cold.summary.runId).pipe(
+        Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") }))
+      )
+      expect(readFileSync(passOutput, "utf8")).toBe(coldOutput)
+      expect(readFileSync(passRejects, "utf8")).toBe(coldRejects)
       const sent = log.entries.length
       const warm = yield* runOnce({ dir, input, emulator })
       expect(warm.summary).toMatchObject({ status: "finished", done: out.length, failed: failed.length })

@@ -1,12 +1,15 @@
 /** The runner end to end against the emulator: faults, resume, cache modes, abort, outputs. */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Schema } from "effect"
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { column, ColumnType } from "../../src/io/columns.ts"
 import { makeRequest, prepared, prepareSync, type Stage } from "../../src/engine/stage.ts"
+import { openSource } from "../../src/io/open-source.ts"
+import { writeOutputs } from "../../src/engine/output-pass.ts"
+import { Ledger } from "../../src/ledger/ledger.ts"
 import { countingLedger, markRun, moderationPipeline, pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
 
 /** Asks a chat model the service does not have: every request gets a 400. */
@@ -201,6 +204,35 @@ describe("runner", () => {
       expect(rejects).toHaveLength(50)
       expect(rejects[0]).toMatchObject({ stage: "moderate", status: "BadRequestError", attempts: 1 })
       expect(String(rejects[0]!.reason)).toContain("not a chat model")
+    })
+  )
+
+  it.scopedLive("JSONL out is written as the run goes: the input is read once, and the files are those the output pass writes", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 5, jitterMs: 5 })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 600)
+      // Unreadable lines and harmful records among them: every kind of item in its place.
+      const lines = readFileSync(input, "utf8").split("\n")
+      lines.splice(100, 0, "{not json")
+      lines.splice(400, 0, "[1, 2")
+      writeFileSync(input, lines.join("\n"))
+      const plain = openSource(input, "jsonl")
+      let reads = 0
+      const source = { ...plain, items: () => (reads++, plain.items()) }
+      const run = yield* runOnce({ dir, input, emulator, overrides: { source } })
+      expect(run.summary).toMatchObject({ status: "finished", done: 600, readRejects: 2 })
+      expect(reads).toBe(1)
+      // The output pass over the same run's outcomes writes the very same files.
+      const outputPath = join(dir, "pass.jsonl")
+      const rejectsPath = join(dir, "pass.rejects.jsonl")
+      yield* writeOutputs({ source: openSource(input, "jsonl"), output: { path: outputPath, format: "jsonl" }, rejectsPath, pipeline: moderationPipeline() }, run.summary.runId).pipe(
+        Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") }))
+      )
+      expect(readFileSync(run.output, "utf8")).toBe(readFileSync(outputPath, "utf8"))
+      expect(readFileSync(run.rejects, "utf8")).toBe(readFileSync(rejectsPath, "utf8"))
+      expect(readJsonl(run.output).map((r) => r.id)).toEqual(Array.from({ length: 600 }, (_, i) => `r${i}`))
+      expect(readJsonl(run.rejects).map((r) => r.line)).toEqual([101, 401])
     })
   )
 

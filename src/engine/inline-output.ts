@@ -1,0 +1,202 @@
+/**
+ * The output written during the processing pass, so a run reads its input once: every item read
+ * waits in input order until it has its outcome (a read reject at once, a record done from the
+ * ledger's answers within its window, one sent to the service when its worker finishes, one this
+ * run finished before a restart from the ledger); the settled items at the head of the line go to
+ * the output writer.
+ *
+ * Records finish out of order, so the items behind an unfinished one wait in memory. A record
+ * that takes long (a retry's backoff, a slow answer) could hold back an unbounded number of
+ * them: past `maxWaiting` items or `maxBytes`, the inline output gives up, drops what it holds
+ * and the output pass writes the output after the processing pass, as it would without it.
+ * Giving up (a failed write too) never fails the run.
+ */
+import { Effect, Exit, Scope } from "effect"
+import type { SourceItem } from "../io/source.ts"
+import { sourceTypes } from "../io/input-access.ts"
+import type { Ledger, StoredRecord } from "../ledger/ledger.ts"
+import { approximateBytes } from "./byte-gate.ts"
+import type { InputGuard } from "./input-guard.ts"
+import { openOutputWriter, type OutputWriter } from "./output-pass.ts"
+import type { RunSettings } from "./runner.ts"
+
+export interface InlineOutput {
+  /** An item read, in input order (before its outcome is known); a read reject is settled at once. */
+  readonly read: (item: SourceItem) => void
+  /** A record's outcome: written, with the settled items after it, once every item before it is. */
+  readonly settle: (ordinal: number, stored: StoredRecord) => Effect.Effect<void>
+  /** Outcomes of many records at once (a window's), written together. */
+  readonly settleAll: (outcomes: ReadonlyArray<StoredRecord & { readonly ordinal: number }>) => Effect.Effect<void>
+  /** Whether the output is still written as the run goes (false once given up). */
+  readonly active: () => boolean
+  /**
+   * After a complete processing pass: writes what is left and gives the writer to commit, with
+   * the scope holding its files; undefined (its files removed) when it gave up or an item has no outcome.
+   */
+  readonly finish: Effect.Effect<OutputWriter | undefined>
+  /** Gives up: what was written is removed when the scope closes (also when the run stops or fails). */
+  readonly giveUp: (reason: string) => void
+  /** Why it gave up, if it did. */
+  readonly reason: () => string | undefined
+}
+
+interface Waiting {
+  readonly item: SourceItem
+  stored: StoredRecord | undefined
+  settled: boolean
+  readonly bytes: number
+}
+
+/** Items waiting behind an unfinished record, beyond which the inline output gives up. */
+export const MAX_WAITING = 16_384
+export const MAX_WAITING_BYTES = 32 * 1024 * 1024
+
+export const makeInlineOutput = (
+  writer: OutputWriter,
+  /** The scope of the writer's files: closed here when it gives up, else by whoever commits. */
+  scope: Scope.CloseableScope,
+  limits: { readonly maxWaiting?: number; readonly maxBytes?: number } = {}
+): InlineOutput => {
+  const maxWaiting = limits.maxWaiting ?? MAX_WAITING
+  const maxBytes = limits.maxBytes ?? MAX_WAITING_BYTES
+  // The line: line[head..] wait, in input order; records also by ordinal, to settle them.
+  let line: Array<Waiting> = []
+  let head = 0
+  let bytes = 0
+  const byOrdinal = new Map<number, Waiting>()
+  let gaveUp: string | undefined
+  // One fiber writes at a time (the one that settled the head); others only add to the line.
+  let writing = false
+
+  const giveUp = (reason: string) => {
+    if (gaveUp !== undefined) return
+    gaveUp = reason
+    line = []
+    head = 0
+    bytes = 0
+    byOrdinal.clear()
+  }
+
+  /** The settled items at the head of the line, taken off it (undefined: the head is not settled). */
+  const takeSettled = () => {
+    if (head >= line.length || !line[head]!.settled) return undefined
+    const items: Array<SourceItem> = []
+    const outcomes: Array<StoredRecord | undefined> = []
+    while (head < line.length && line[head]!.settled) {
+      const w = line[head++]!
+      items.push(w.item)
+      bytes -= w.bytes
+      if (w.item._tag === "Record") {
+        outcomes.push(w.stored)
+        byOrdinal.delete(w.item.ordinal)
+      }
+    }
+    // The taken part of the array is dropped once it is most of it.
+    if (head > 4096 && head * 2 > line.length) {
+      line = line.slice(head)
+      head = 0
+    }
+    return { items, outcomes }
+  }
+
+  const written = (exit: Exit.Exit<void, unknown>) =>
+    Effect.sync(() => {
+      writing = false
+      if (Exit.isFailure(exit)) giveUp(`writing the output failed: ${Exit.isInterrupted(exit) ? "interrupted" : String(exit.cause)}`)
+    })
+
+  /** Writes the settled head of the line until the head waits for an outcome. */
+  const pump: Effect.Effect<void> = Effect.suspend(() => {
+    if (writing || gaveUp !== undefined) return Effect.void
+    const next = takeSettled()
+    if (next === undefined) return Effect.void
+    writing = true
+    return writer.write(next.items, next.outcomes).pipe(
+      Scope.extend(scope),
+      Effect.exit,
+      Effect.flatMap((exit) => Effect.zipRight(written(exit), Exit.isSuccess(exit) ? pump : Effect.void)),
+      // A write is not cut in half by an interruption: the line would lose the items it took.
+      Effect.uninterruptible
+    )
+  })
+
+  return {
+    read: (item) => {
+      if (gaveUp !== undefined) return
+      const w: Waiting = item._tag === "Record"
+        ? { item, stored: undefined, settled: false, bytes: approximateBytes(item.fields) }
+        : { item, stored: undefined, settled: true, bytes: 2 * item.raw.length }
+      line.push(w)
+      bytes += w.bytes
+      if (item._tag === "Record") byOrdinal.set(item.ordinal, w)
+      if (line.length - head > maxWaiting || bytes > maxBytes) {
+        giveUp(`more than ${line.length - head > maxWaiting ? `${maxWaiting} records` : `${Math.round(maxBytes / 1048576)} MiB`} waited behind an unfinished one`)
+      }
+    },
+    settle: (ordinal, stored) =>
+      Effect.suspend(() => {
+        const w = byOrdinal.get(ordinal)
+        if (w === undefined) return Effect.void
+        w.stored = stored
+        w.settled = true
+        return line[head] === w ? pump : Effect.void
+      }),
+    settleAll: (outcomes) =>
+      Effect.suspend(() => {
+        for (const o of outcomes) {
+          const w = byOrdinal.get(o.ordinal)
+          if (w === undefined) continue
+          w.stored = { key: o.key, outcome: o.outcome }
+          w.settled = true
+        }
+        return head < line.length && line[head]!.settled ? pump : Effect.void
+      }),
+    active: () => gaveUp === undefined,
+    // No fiber writes any more: what settled last (its settler saw a write in progress) is written now.
+    finish: Effect.suspend(() => Effect.zipRight(pump, Effect.suspend(finishNow))),
+    giveUp,
+    reason: () => gaveUp
+  }
+
+  function finishNow(): Effect.Effect<OutputWriter | undefined> {
+    if (gaveUp === undefined && (writing || head < line.length)) giveUp("a record read has no outcome")
+    if (gaveUp === undefined) return Effect.succeed(writer)
+    return Effect.as(Scope.close(scope, Exit.void), undefined)
+  }
+}
+
+/**
+ * Whether the sink can be opened before the whole input is read: it needs the input's columns
+ * (JSONL output takes each record's own; CSV the header's) and, for a typed sink, the input's
+ * types. A JSONL input gives neither before its end, so its CSV or Parquet output, and a store
+ * (which drops later records with an id met before), are written by the output pass.
+ */
+export const inlineOutputFits = (
+  settings: Pick<RunSettings, "output" | "store">,
+  declared: ReadonlyArray<string> | undefined,
+  knownTypes: boolean
+): boolean => {
+  if (settings.store !== undefined) return false
+  if (settings.output.format === "jsonl") return true
+  if (declared === undefined) return false
+  return settings.output.format === "csv" || knownTypes
+}
+
+/**
+ * The inline output of a run, with the scope of its files (closed, and the files removed, when
+ * the caller's scope closes without a commit). Undefined when its files cannot be opened: the
+ * output pass then meets the same trouble and reports it.
+ */
+export const openInlineOutput = (
+  settings: RunSettings,
+  declared: ReadonlyArray<string> | undefined,
+  guard: InputGuard
+): Effect.Effect<{ readonly output: InlineOutput; readonly scope: Scope.CloseableScope } | undefined, never, Ledger | Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const inputTypes = settings.source.inputTypes === undefined ? undefined : yield* Effect.option(sourceTypes(settings.source))
+    const writer = yield* Effect.option(Scope.extend(openOutputWriter(settings, { declared, inputTypes: inputTypes?._tag === "Some" ? inputTypes.value : undefined }, guard), scope))
+    if (writer._tag === "None") return undefined
+    return { output: makeInlineOutput(writer.value, scope), scope }
+  })
