@@ -42,7 +42,7 @@ describe("inline output", () => {
     Effect.gen(function* () {
       const w = recordingWriter()
       const { scope, state } = yield* watchedScope
-      const inline = makeInlineOutput(w.writer, scope)
+      const inline = makeInlineOutput(w.writer, scope, { batch: 1 })
       for (const item of [record(0), reject(1), record(2), record(3), reject(4), record(5)]) inline.read(item)
       yield* inline.settle(3, done(3))
       yield* inline.settle(5, done(5))
@@ -56,6 +56,39 @@ describe("inline output", () => {
       const writer = yield* inline.finish
       expect(writer).toBe(w.writer)
       expect(state.closed).toBe(false)
+    })
+  )
+
+  it.effect("writes a batch of settled items at a time; what is left at the end, at finish", () =>
+    Effect.gen(function* () {
+      const w = recordingWriter()
+      const { scope } = yield* watchedScope
+      const inline = makeInlineOutput(w.writer, scope, { batch: 4 })
+      for (let i = 0; i < 10; i++) inline.read(record(i))
+      for (let i = 1; i < 6; i++) yield* inline.settle(i, done(i))
+      expect(w.writes).toEqual([]) // five settled, but record 0 holds them
+      yield* inline.settle(0, done(0))
+      expect(w.writes).toEqual([6])
+      for (let i = 6; i < 9; i++) yield* inline.settle(i, done(i))
+      expect(w.writes).toEqual([6]) // three: less than a batch
+      yield* inline.settle(9, done(9))
+      expect(w.writes).toEqual([6, 4])
+      expect(yield* inline.finish).toBe(w.writer)
+      expect(w.ordinals).toEqual(Array.from({ length: 10 }, (_, i) => i))
+    })
+  )
+
+  it.effect("the last items, fewer than a batch, are written at finish", () =>
+    Effect.gen(function* () {
+      const w = recordingWriter()
+      const { scope } = yield* watchedScope
+      const inline = makeInlineOutput(w.writer, scope)
+      inline.read(record(0))
+      inline.read(reject(1))
+      yield* inline.settle(0, done(0))
+      expect(w.writes).toEqual([])
+      expect(yield* inline.finish).toBe(w.writer)
+      expect(w.ordinals).toEqual([0, 1])
     })
   )
 
@@ -107,7 +140,7 @@ describe("inline output", () => {
     Effect.gen(function* () {
       const w = recordingWriter(1)
       const { scope, state } = yield* watchedScope
-      const inline = makeInlineOutput(w.writer, scope)
+      const inline = makeInlineOutput(w.writer, scope, { batch: 1 })
       for (let i = 0; i < 3; i++) inline.read(record(i))
       yield* inline.settle(0, done(0))
       const exit = yield* Effect.exit(inline.settle(1, done(1)))
