@@ -209,11 +209,6 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       const result = Effect.runSyncExit(firstStage.prepare(fields))
       return Exit.isSuccess(result) ? result.value : undefined
     }
-    /**
-     * A window of records as read: finished ones skipped; the first stage prepared and its stored
-     * answers read in one query; a record whose every answer is known is done here, in the reading
-     * fiber (no worker, no request), and the rest go on to the workers.
-     */
     // A resumed run's records finished before, for the output written as the run goes.
     const earlierOutcomes = resumed && inline !== undefined ? outcomesReader(ledger, runId) : undefined
     const settleSkipped = (ordinals: ReadonlyArray<number>) =>
@@ -227,6 +222,11 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
             }
             return inline!.output.settleAll(settled)
           })
+    /**
+     * A window of records as read: finished ones skipped; the first stage prepared and its stored
+     * answers read in one query; a record whose every answer is known is done here, in the reading
+     * fiber (no worker, no request), and the rest go on to the workers.
+     */
     const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
         const todo: Array<SourceRecord> = []
