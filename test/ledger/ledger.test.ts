@@ -125,6 +125,11 @@ describe("ledger", () => {
       expect(decodeAnswer(found.get("b")!, Scored)).toEqual(Option.some({ score: 2 }))
       expect(decodeAnswer(found.get("b")!, Schema.String)).toEqual(Option.none())
       expect(decodeAnswer(found.get("c")!, Schema.String)).toEqual(Option.some("queued"))
+      // Text answers are decoded by hand: JSON text holding a string, nothing else.
+      expect(decodeAnswer('"a \\"quoted\\" verdict"', Schema.String)).toEqual(Option.some('a "quoted" verdict'))
+      expect(decodeAnswer("42", Schema.String)).toEqual(Option.none())
+      expect(decodeAnswer("not json", Schema.String)).toEqual(Option.none())
+      expect(decodeAnswer(new Uint8Array([1, 2]), Schema.String)).toEqual(Option.none())
       expect((yield* ledger.answersFor(["a", "c"], Date.now() + 60_000)).size).toBe(0)
     })
   )
