@@ -37,6 +37,15 @@ const editedDuringRead = (path: string, read: number, after: number, edit: () =>
 
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter((l) => l !== "")
 
+/** 40 records, and an edit in place that changes the second one (same file, new bytes). */
+const corpusEditedInPlace = () => {
+  const dir = tempDir()
+  const input = writeCorpus(dir, 40)
+  const original = lines(input)
+  const edit = () => writeFileSync(input, [original[0], JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }), ...original.slice(2)].join("\n") + "\n")
+  return { dir, input, edit }
+}
+
 describe("input guard", () => {
   it.scopedLive("a file replaced after processing: no output, the run interrupted, a rerun asks only the new record", () => {
     const log = requestLog()
@@ -74,10 +83,7 @@ describe("input guard", () => {
   it.scopedLive("a file edited in place during the output pass: nothing committed, exit cause names the file", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })
-      const dir = tempDir()
-      const input = writeCorpus(dir, 40)
-      const original = lines(input)
-      const edit = () => writeFileSync(input, [original[0], JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }), ...original.slice(2)].join("\n") + "\n")
+      const { dir, input, edit } = corpusEditedInPlace()
       // CSV from JSONL input is written by an output pass (the columns are known only at the end): the second read.
       const exit = yield* Effect.exit(runOnce({ dir, input, emulator, outputFormat: "csv", overrides: { source: editedDuringRead(input, 2, 1, edit) } }))
       expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
@@ -89,10 +95,7 @@ describe("input guard", () => {
   it.scopedLive("a file edited in place while the output is written as the run goes: nothing committed, exit cause names the file", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })
-      const dir = tempDir()
-      const input = writeCorpus(dir, 40)
-      const original = lines(input)
-      const edit = () => writeFileSync(input, [original[0], JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }), ...original.slice(2)].join("\n") + "\n")
+      const { dir, input, edit } = corpusEditedInPlace()
       // JSONL to JSONL is written during the processing pass, the only read.
       const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: editedDuringRead(input, 1, 20, edit) } }))
       expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
