@@ -145,7 +145,7 @@ export interface OutputWriter {
  * `guard`, when given, is checked before anything is committed: an input changed meanwhile fails.
  */
 export const openOutputWriter = (
-  settings: Pick<RunSettings, "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
+  settings: Pick<RunSettings, "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
   /** The input's columns when the source does not declare them (JSONL): every key met while reading. */
   columns: { readonly declared: ReadonlyArray<string> | undefined; readonly inputTypes: InputTypes | undefined },
   guard?: InputGuard,
