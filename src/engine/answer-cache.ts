@@ -159,7 +159,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         for (let i = 0; i < requests.length; i++) {
           const key = keys[i]!
           if (next.known.has(key) || next.missing.has(key)) continue
-          const stored = found.get(key)
+          const stored = found[i]
           // An answer stored in another shape (an older version of the stage) is not reused.
           const value = stored === undefined ? Option.none() : decodeAnswer(stored, requests[i]!.answer)
           if (Option.isSome(value)) next.known.set(key, value.value)
