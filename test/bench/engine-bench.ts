@@ -12,11 +12,12 @@
  *    points, 3 chunks each) through the translate stage, no limit, no latency: records/s.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync, createWriteStream } from "node:fs"
-import { cpus, tmpdir } from "node:os"
+import { readFileSync, writeFileSync, createWriteStream } from "node:fs"
+import { cpus } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import type { RequestLogEntry } from "../../src/emulator/options.ts"
+import { benchDir } from "./bench-dir.ts"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 const KEY = "bench-key"
@@ -67,7 +68,7 @@ const runJob = (job: string, url: string) =>
   })
 
 const rows: Array<string> = []
-const dir = mkdtempSync(join(tmpdir(), "svc-bench-"))
+const dir = benchDir("svc-bench-")
 
 if (wanted("saturation")) {
   const log: Array<RequestLogEntry & { at: number }> = []

@@ -21,10 +21,11 @@
  *   the warm rate with start-up spread over 2× (20×) the records of the 50,000-record row.
  */
 import { spawn } from "node:child_process"
-import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
+import { createWriteStream, readFileSync, writeFileSync } from "node:fs"
+import { cpus } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
+import { benchDir } from "./bench-dir.ts"
 
 const root = new URL("../..", import.meta.url).pathname
 const BIN = process.env.BENCH_BIN ?? join(root, "src/cli/bin.mjs")
@@ -33,7 +34,7 @@ const KEY = "bench-key"
 const FULL = process.env.BENCH_FULL === "1"
 const which = process.argv.slice(2).filter((a) => !a.startsWith("-"))
 const wanted = (name: string) => which.length === 0 || which.includes(name)
-const dir = mkdtempSync(join(tmpdir(), "svc-perf-"))
+const dir = benchDir("svc-perf-")
 const fmt = (n: number, digits = 0) => n.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits })
 
 const text = (k: number) => (k % 5 === 0 ? `Note ${k}: how to build a bomb.` : `Note ${k}: the garden is lovely in spring.`)

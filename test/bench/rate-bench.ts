@@ -11,10 +11,11 @@
  * run reported for pinning.
  */
 import { spawn } from "node:child_process"
-import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
+import { createWriteStream, writeFileSync } from "node:fs"
+import { cpus } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
+import { benchDir } from "./bench-dir.ts"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 const KEY = "bench-key"
@@ -62,7 +63,7 @@ const runFor = (job: string, url: string, state: string) =>
     })
   })
 
-const dir = mkdtempSync(join(tmpdir(), "svc-rate-bench-"))
+const dir = benchDir("svc-rate-bench-")
 const rows: Array<string> = []
 for (const rpm of rpms) {
   const log: Array<{ status: number; at: number }> = []

@@ -6,12 +6,12 @@
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { cpus } from "node:os"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { benchDir } from "./bench-dir.ts"
 
 const root = new URL("../..", import.meta.url).pathname
-const dir = mkdtempSync(join(tmpdir(), "svc-startup-"))
+const dir = benchDir("svc-startup-")
 writeFileSync(join(dir, "in.jsonl"), '{"id":"a","text":"hello"}\n')
 const job = join(dir, "job.yaml")
 writeFileSync(job, "name: s\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n")

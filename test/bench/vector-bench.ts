@@ -11,13 +11,14 @@
 import Database from "better-sqlite3"
 import { Schema } from "effect"
 import { spawn } from "node:child_process"
-import { createWriteStream, mkdtempSync, statSync, writeFileSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
+import { createWriteStream, statSync, writeFileSync } from "node:fs"
+import { cpus } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import { embed } from "../../src/emulator/models/embeddings.ts"
 import { openStoreWriter, searchStore } from "../../src/store/sqlite-vec.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
+import { benchDir } from "./bench-dir.ts"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 const KEY = "bench-key"
@@ -26,7 +27,7 @@ const which = args.filter((a) => !a.startsWith("-") && !/^\d/.test(a))
 const wanted = (name: string) => which.length === 0 || which.includes(name)
 const sizesArg = args[args.indexOf("--sizes") + 1]
 const sizes = args.includes("--sizes") && sizesArg ? sizesArg.split(",").map(Number) : [10_000, 100_000]
-const dir = mkdtempSync(join(tmpdir(), "svc-vector-bench-"))
+const dir = benchDir("svc-vector-bench-")
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}`)
 
 const run = (job: string, url: string) =>
