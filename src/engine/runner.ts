@@ -2,9 +2,9 @@
  * Runs a pipeline over a source, resumably, in three phases:
  * 1. the run (run-lifecycle): the job's last unfinished run over the same input is resumed, else
  *    a new one starts;
- * 2. the processing pass (worker-pool + record-processing): records stream from the source; one
- *    already finished in this run is skipped; the others go through the stage fold, answered by
- *    the answer cache (ledger, in flight, or the service); each outcome goes to the ledger;
+ * 2. the processing pass (processing-pass): records stream from the source; one already finished
+ *    in this run is skipped; the others go through the stage fold, answered by the answer cache
+ *    (ledger, in flight, or the service); each outcome goes to the ledger;
  * 3. the output, in input order, into the sink and the rejects file, committed only when every
  *    record is done or failed: written during the processing pass as records finish (inline-output)
  *    when the sink can be opened before the input's end, else by the output pass (output-pass),
@@ -12,24 +12,20 @@
  * A stop ends the reading; records in flight finish within the grace period; the ledger is
  * flushed; the run stays resumable.
  */
-import { Chunk, Duration, Effect, Exit, Fiber, Option, Schedule, Scope, Stream } from "effect"
+import { Duration, Effect, Exit, Fiber, Schedule, Scope, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
-import { Ledger, type LedgerError, type RecordOutcome } from "../ledger/ledger.ts"
-import type { Source, SourceRecord } from "../io/source.ts"
-import { makeKindObserver } from "../io/input-types.ts"
-import { makeAnswerCache, type CacheMode } from "./answer-cache.ts"
+import { Ledger } from "../ledger/ledger.ts"
+import type { Source } from "../io/source.ts"
+import type { CacheMode } from "./answer-cache.ts"
 import { checkOutput, type ColumnCount, type OutputResult, writeOutputs } from "./output-pass.ts"
 import { inlineOutputFits, openInlineOutput } from "./inline-output.ts"
-import { outcomesReader } from "./outcome-reader.ts"
-import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
-import type { JobAborted, RequestFailed, RetryPolicy } from "./retry.ts"
+import { MAX_COLLECTED_COLUMNS, processingPass } from "./processing-pass.ts"
+import type { RetryPolicy } from "./retry.ts"
 import { closeRun, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
-import { type Fields, type Pipeline, type Prepared, StageInputError, type StageRequest } from "./stage.ts"
+import type { Pipeline } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
-import { runPool } from "./worker-pool.ts"
-import { approximateBytes } from "./byte-gate.ts"
 import { makeRequestBudget } from "./request-budget.ts"
 import { makeInputGuard } from "./input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
@@ -100,25 +96,10 @@ export interface RunSummary {
   readonly columnCounts?: ReadonlyArray<ColumnCount>
 }
 
-/** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
-const MAX_QUEUED_BYTES = 64 * 1024 * 1024
-
-/** Records whose stored answers are read in one query. */
-const WINDOW = 512
-
-/** Most columns collected from a source that declares none (a guard against a key per record). */
-const MAX_COLLECTED_COLUMNS = 10_000
-
 /** `out/result.csv` → `out/result.run-7.csv`. */
 const besidePath = (path: string, runId: number) => {
   const ext = extname(path)
   return `${path.slice(0, path.length - ext.length)}.run-${runId}${ext}`
-}
-
-/** A record's stable key: its id column, else the input's fingerprint and the record's ordinal. */
-export const recordKey = (settings: Pick<RunSettings, "idField" | "fingerprint">, r: SourceRecord): string => {
-  const id = settings.idField !== undefined ? r.fields[settings.idField] : undefined
-  return id !== undefined && id !== null && id !== "" ? String(id) : `${settings.fingerprint.slice(0, 12)}:${r.ordinal}`
 }
 
 const summary = (s: RunSummary): RunSummary => s
@@ -150,190 +131,12 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const close = (status: "aborted" | "interrupted" | "finished", counts?: { readonly done: number; readonly failed: number }) =>
       Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats, counts))
     const budget = yield* makeRequestBudget(settings.maxRequests)
-    let budgetSpent = false
-    const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, run.startedAt)
-    // The first stage's preparation of each record of a window, made to read its answers in bulk.
-    const firstStage = settings.pipeline.stages[0]!
-    const ahead = new WeakMap<Fields, Prepared>()
-    const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, {
-      referenceAnswers: settings.cache !== "off",
-      keyOf: answers.keyOf,
-      preparedAhead: (stage, fields) => (stage === firstStage ? ahead.get(fields) : undefined)
-    })
-
     // The output written as records finish, when the sink allows it (see openInlineOutput).
     const declared = yield* sourceColumns(settings.source)
     const knownTypes = settings.source.inputTypes !== undefined
     const guard = makeInputGuard(settings.source.path, settings.fingerprint)
     const inline = inlineOutputFits(settings, declared, knownTypes) ? yield* openInlineOutput(settings, declared, guard) : undefined
-
-    /** A record's outcome: to the ledger, then to the output written as the run goes. */
-    const finished = (record: SourceRecord, key: string, outcome: RecordOutcome) => {
-      const stored = ledger.putRecord(runId, record.ordinal, key, outcome)
-      return inline === undefined ? stored : Effect.zipRight(stored, inline.output.settle(record.ordinal, { key, outcome }))
-    }
-    const process = (record: SourceRecord) => {
-      const key = recordKey(settings, record)
-      return processRecord(record.fields).pipe(
-        Effect.flatMap((processed) => {
-          stats.recordDone(processed.counts)
-          return finished(record, key, { _tag: "Done", output: processed.output })
-        }),
-        // A failed record is an outcome, not an error of the run; JobAborted still stops the run.
-        Effect.catchTag("RecordFailed", (failure: RecordFailed) => {
-          stats.recordFailed()
-          return finished(record, key, { _tag: "Failed", error: failure.info })
-        })
-      )
-    }
-    // Only a resumed run has records already (a new one need not look): read once, not per record.
-    const statuses = resumed ? yield* Effect.zipRight(ledger.flush, ledger.recordStatuses(runId)) : undefined
-    /** A record this run already finished (failed ones too, unless retried) is skipped. */
-    const skipped = (record: SourceRecord): boolean => {
-      const status = statuses?.get(record.ordinal)
-      if (status === undefined || (status === "failed" && settings.retryFailed)) return false
-      stats.recordSkipped(status === "failed")
-      return true
-    }
-    const oneStage = settings.pipeline.stages.length === 1
-    const prepareNow = (fields: Fields): Prepared | undefined => {
-      if (firstStage.prepareNow !== undefined) {
-        // A stage that throws is left to its worker, whose Effect reports it.
-        try {
-          const result = firstStage.prepareNow(fields)
-          return result instanceof StageInputError ? undefined : result
-        } catch {
-          return undefined
-        }
-      }
-      const result = Effect.runSyncExit(firstStage.prepare(fields))
-      return Exit.isSuccess(result) ? result.value : undefined
-    }
-    // A resumed run's records finished before, for the output written as the run goes.
-    const earlierOutcomes = resumed && inline !== undefined ? outcomesReader(ledger, runId) : undefined
-    const settleSkipped = (ordinals: ReadonlyArray<number>) =>
-      earlierOutcomes === undefined || ordinals.length === 0 || !inline!.output.active()
-        ? Effect.void
-        : Effect.flatMap(earlierOutcomes(ordinals), (stored) => {
-            const settled: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
-            for (let i = 0; i < ordinals.length; i++) {
-              const s = stored[i]
-              if (s !== undefined) settled.push({ ordinal: ordinals[i]!, key: s.key, outcome: s.outcome })
-            }
-            return inline!.output.settleAll(settled)
-          })
-    /**
-     * A window of records as read: finished ones skipped; the first stage prepared and its stored
-     * answers read in one query; a record whose every answer is known is done here, in the reading
-     * fiber (no worker, no request), and the rest go on to the workers.
-     */
-    const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
-      Effect.suspend(() => {
-        const todo: Array<SourceRecord> = []
-        const skippedOrdinals: Array<number> = []
-        for (const record of chunk) {
-          if (!skipped(record)) todo.push(record)
-          else if (earlierOutcomes !== undefined) skippedOrdinals.push(record.ordinal)
-        }
-        if (skippedOrdinals.length > 0) return Effect.zipRight(settleSkipped(skippedOrdinals), windowOf(todo))
-        return windowOf(todo)
-      })
-    const windowOf = (todo: Array<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
-      Effect.suspend(() => {
-        if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo))
-        const requests: Array<StageRequest> = []
-        const prepared: Array<Prepared | undefined> = []
-        for (const record of todo) {
-          let p: Prepared | undefined
-          if (firstStage.when === undefined || firstStage.when.test(record.fields)) {
-            // A stage that cannot prepare synchronously (or a record it refuses) is prepared by its worker.
-            p = prepareNow(record.fields)
-            if (p !== undefined) for (const r of p.requests) requests.push(r)
-          }
-          prepared.push(p)
-        }
-        return Effect.flatMap(answers.prefetch(requests), (keys) => {
-          const rest: Array<SourceRecord> = []
-          const outcomes: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
-          // The record's requests are keys[from, to): prepared records' requests in order.
-          let to = 0
-          for (let i = 0; i < todo.length; i++) {
-            const p = prepared[i]
-            const record = todo[i]!
-            const from = to
-            to += p?.requests.length ?? 0
-            if (!oneStage || p === undefined || !answers.allKnown(keys, from, to)) {
-              if (p !== undefined) {
-                ahead.set(record.fields, p)
-                answers.adoptKeys(p.requests, keys, from)
-              }
-              rest.push(record)
-              continue
-            }
-            // Every answer known: the record is done here, with no fiber, and its outcome stored with the window's.
-            const processed = processRecord.processKnown(firstStage, p, answers.knownAnswers(keys, from, to), keys.slice(from, to))
-            const key = recordKey(settings, record)
-            if (processed instanceof RecordFailed) {
-              stats.recordFailed()
-              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Failed", error: processed.info } })
-            } else {
-              stats.recordDone(processed.counts)
-              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Done", output: processed.output } })
-            }
-          }
-          const chunk = Chunk.unsafeFromArray(rest)
-          if (outcomes.length === 0) return Effect.succeed(chunk)
-          const stored = ledger.putRecords(runId, outcomes)
-          return Effect.as(inline === undefined ? stored : Effect.zipRight(stored, inline.output.settleAll(outcomes)), chunk)
-        })
-      })
-
-    // A source that declares no columns (JSONL): every key met while reading, in order of first
-    // appearance, becomes a column of a CSV or Parquet output — not only the first record's keys.
-    const seen = new Set<string>()
-    let overflow = 0
-    // A source that does not declare its types (CSV, JSONL): the kinds of value met in every
-    // record, so a typed output (Parquet) picks a type every value fits.
-    const kinds = makeKindObserver()
-    const collect = (fields: Readonly<Record<string, unknown>>) => {
-      for (const k in fields) {
-        if (seen.has(k)) continue
-        if (seen.size < MAX_COLLECTED_COLUMNS) seen.add(k)
-        else overflow++
-      }
-    }
-    const records = settings.source.items().pipe(
-      Stream.filterMap((item) => {
-        inline?.output.read(item)
-        if (item._tag === "Record") {
-          if (declared === undefined) collect(item.fields)
-          if (!knownTypes) kinds.observe(item.fields)
-          return Option.some(item)
-        }
-        stats.readReject()
-        return Option.none()
-      }),
-      Stream.rechunk(WINDOW),
-      Stream.mapChunksEffect(window)
-    )
-    const pass = yield* Effect.either(
-      runPool({
-        items: records,
-        workers: settings.recordConcurrency,
-        process,
-        sizeOf: (record) => approximateBytes(record.fields),
-        maxBytes: MAX_QUEUED_BYTES,
-        gate: answers.startGate,
-        // After a stop nothing new is sent; what was sent is answered and kept, then the run ends
-        // (the start gate opens, so idle workers reach their end markers).
-        stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(
-          Effect.tap(() => budget.halt),
-          Effect.tap(() => answers.startGate.open())
-        ),
-        grace: settings.grace,
-        drained: budget.drained
-      })
-    )
+    const pass = yield* Effect.either(processingPass(settings, stats, { runId, resumed, startedAt: run.startedAt, budget, inline: inline?.output, declared, knownTypes }))
     const readRejects = stats.snapshot().readRejects
 
     if (pass._tag === "Left") {
@@ -345,9 +148,10 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       yield* ledger.flush
       return yield* Effect.fail(error)
     }
-    if (pass.right.stopped) {
+    const processed = pass.right
+    if (processed.stopped) {
       const counts = yield* close("interrupted")
-      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects, ...(budgetSpent ? { budgetSpent } : {}) })
+      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects, ...(processed.budgetSpent ? { budgetSpent: true } : {}) })
     }
     stats.settleTotal()
     yield* ledger.flush
@@ -372,14 +176,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     } else {
       // The output pass joins the input by row number: only right if it is still the file processed.
       yield* changed(guard.verify)
-      if (overflow > 0) {
+      if (processed.overflow > 0) {
         yield* Effect.logWarning(`${settings.source.path}: more than ${MAX_COLLECTED_COLUMNS} distinct keys; keys met after that are left out of ${settings.output.format} output columns`)
       }
       // Counted for the progress line: the output pass reads the source once more.
       const counted: Source = {
         ...settings.source,
-        columns: () => Promise.resolve(declared ?? [...seen]),
-        inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(kinds.types()),
+        columns: () => Promise.resolve(declared ?? processed.columns),
+        inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(processed.types()),
         items: () =>
           settings.source.items().pipe(
             Stream.mapChunks((chunk) => {
