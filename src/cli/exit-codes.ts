@@ -19,6 +19,12 @@ export const ExitCode = {
   busy: 7,
   /** The input changed during the run: no output written; the next run reuses the answers. */
   inputChanged: 8,
+  /**
+   * Output not written: a file the run writes (output, rejects, report, vector store) or the
+   * ledger could not be written (disk full, quota, I/O error). The previous output is kept; the
+   * run is marked interrupted and resumes with the same command once the cause is fixed.
+   */
+  outputNotWritten: 9,
   interrupted: 130
 } as const
 
@@ -46,6 +52,10 @@ export const exitCodeFor = (error: unknown): number => {
       return ExitCode.busy
     case "InputChanged":
       return ExitCode.inputChanged
+    case "OutputError":
+    case "SinkError":
+    case "StoreError":
+      return ExitCode.outputNotWritten
     case "UnauthorizedError":
       return ExitCode.aborted
     default:
