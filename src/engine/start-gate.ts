@@ -2,7 +2,7 @@
  * When a record may start: while few records in progress are without a request slot. A record
  * started while every slot is taken only waits in the limiter's line, holding its worker and its
  * prepared requests; with the default 256 records for 32 slots that was ~220 records parked at
- * any time. Measured through the CLI (README, performance, fifth round): peak RSS −5 MB and a few
+ * any time. Measured through the CLI (docs/performance.md): peak RSS −5 MB and a few
  * percent of CPU on a cold run, within that machine's noise.
  *
  * The gate counts records in progress (passed it, not yet finished) against the requests holding

@@ -202,7 +202,7 @@ const open = (path: string) => {
   db.pragma("busy_timeout = 5000")
   // 4 MiB of page cache, not better-sqlite3's 16 MiB: SQLite's sorter takes the same budget, and the
   // run's closing GROUP BYs over 1,000,000 records pushed peak RSS past 200 MB. The OS caches the
-  // file anyway; the smaller cache measured faster on those scans (README, performance).
+  // file anyway; the smaller cache measured faster on those scans (docs/performance.md).
   db.pragma(`cache_size = ${-LEDGER_CACHE_KIB}`)
   const version = db.pragma("user_version", { simple: true }) as number
   for (let v = version; v < migrations.length; v++) {

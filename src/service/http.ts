@@ -2,7 +2,7 @@
  * The HTTP client under TextService: undici with a dispatcher built from ServiceConfig. Per-attempt
  * timeouts live in the dispatcher (headersTimeout: until the response head; bodyTimeout: longest
  * silence inside a body) rather than in an Effect race per request, which measured at a third of
- * the client's CPU per call (README, performance).
+ * the client's CPU per call (docs/performance.md).
  */
 import { HttpClient, type HttpClientError } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"

@@ -100,7 +100,7 @@ export type EmbeddingsRequest = typeof EmbeddingsRequest.Type
 
 /**
  * A 1536-float vector, checked in one pass: element-wise Schema decoding of every float costs
- * more than the rest of an embeddings call on the client (measured: see README, performance).
+ * more than the rest of an embeddings call on the client (measured: docs/performance.md, client section).
  */
 export const EmbeddingVector = Schema.declare(
   (u: unknown): u is ReadonlyArray<number> => {
