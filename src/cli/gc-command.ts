@@ -7,6 +7,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { Ledger, type GcResult } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
+import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { viewOf } from "./run-view.ts"
 
@@ -21,13 +22,14 @@ export const gcCommand = Command.make(
   "gc",
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    state: stateOption,
     keepRuns: Options.integer("keep-runs").pipe(Options.withDescription("runs whose records are kept (default: the job's retention.runs)"), Options.optional),
     answerDays: Options.integer("answer-days").pipe(Options.withDescription("delete unused answers older than this (default: the job's retention.answerDays)"), Options.optional),
     json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON"))
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job)
+      const job = yield* jobWithLedger(o.job, o.state)
       const keep = Option.getOrElse(o.keepRuns, () => job.job.retention.runs)
       const days = Option.getOrElse(o.answerDays, () => job.job.retention.answerDays)
       if (keep < 1) return yield* new ConfigError({ detail: `--keep-runs: expected 1 or more, got ${keep}` })
