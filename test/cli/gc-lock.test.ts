@@ -42,7 +42,7 @@ const holdLock = async (name: string, ledger: string) => {
 }
 
 describe("gc and the job's lock", () => {
-  it("gc while a run holds the lock: exit 7 with the usual message, nothing deleted", async () => {
+  it("gc while a run holds the lock: exit 7 with the usual message, nothing deleted; with --wait, a signal while waiting exits 130", async () => {
     const { job, ledger } = await ranTwice("gclocked")
     const before = rows(ledger)
     const release = await holdLock("gclocked", ledger)
@@ -51,6 +51,12 @@ describe("gc and the job's lock", () => {
       expect(await gc.exited).toBe(7)
       expect(gc.err()).toContain(`svc-batch: job gclocked is already running (process ${process.pid}, started `)
       expect(gc.out()).toBe("")
+      expect(rows(ledger)).toEqual(before)
+      // Waiting for it (--wait), then stopped by a signal: 130, still nothing deleted.
+      const waiting = spawnCli(["gc", job, "--keep-runs", "1", "--answer-days", "0", "--wait"], env)
+      while (!waiting.err().includes("waiting for it to finish (--wait)")) await new Promise((r) => setTimeout(r, 50))
+      waiting.child.kill("SIGINT")
+      expect(await waiting.exited).toBe(130)
       expect(rows(ledger)).toEqual(before)
     } finally {
       await release()
