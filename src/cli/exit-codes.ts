@@ -15,7 +15,7 @@ export const ExitCode = {
   checkFailed: 5,
   /** `run --max-requests N`: the budget was spent; the run stopped cleanly and is resumable. */
   budgetSpent: 6,
-  /** Another `run`/`retry` of the same job holds its lock. */
+  /** Another `run`/`retry`/`gc` of the same job holds its lock. */
   busy: 7,
   /** The input changed during the run: no output written; the next run reuses the answers. */
   inputChanged: 8,

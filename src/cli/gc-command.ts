@@ -1,13 +1,16 @@
 /**
- * `svc-batch gc <job-file> [--keep-runs N] [--answer-days D] [--json]`: applies retention to the
- * job's ledger now (a finished run applies the job's `retention:` by itself). Refuses while a run
- * of the job is going on.
+ * `svc-batch gc <job-file> [--keep-runs N] [--answer-days D] [--json] [--wait]`: applies retention
+ * to the job's ledger now (a finished run applies the job's `retention:` by itself). It holds the
+ * job's lock, as run and retry do: a run starting meanwhile would ask again the answers it deletes.
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { Ledger, type GcResult } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
+import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
+import { lockJob } from "./job-lock.ts"
+import { ExitCode } from "./exit-codes.ts"
 import { viewOf } from "./run-view.ts"
 
 const DAY = 86_400_000
@@ -21,18 +24,20 @@ export const gcCommand = Command.make(
   "gc",
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    state: stateOption,
     keepRuns: Options.integer("keep-runs").pipe(Options.withDescription("runs whose records are kept (default: the job's retention.runs)"), Options.optional),
     answerDays: Options.integer("answer-days").pipe(Options.withDescription("delete unused answers older than this (default: the job's retention.answerDays)"), Options.optional),
-    json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON"))
+    json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON")),
+    wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it to end instead of exiting 7"))
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job)
+      const job = yield* jobWithLedger(o.job, o.state)
       const keep = Option.getOrElse(o.keepRuns, () => job.job.retention.runs)
       const days = Option.getOrElse(o.answerDays, () => job.job.retention.answerDays)
       if (keep < 1) return yield* new ConfigError({ detail: `--keep-runs: expected 1 or more, got ${keep}` })
       if (days < 0) return yield* new ConfigError({ detail: `--answer-days: expected 0 or more, got ${days}` })
-      const result = yield* Effect.gen(function* () {
+      const collect = Effect.gen(function* () {
         const ledger = yield* Ledger
         const last = yield* ledger.lastRun(job.name)
         if (Option.isSome(last) && viewOf(last.value).state === "running") {
@@ -40,6 +45,12 @@ export const gcCommand = Command.make(
         }
         return yield* ledger.gc(job.name, keep, Date.now() - days * DAY)
       }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      // Exit 7 (or wait) while another invocation of the job holds its lock: between taking the
+      // lock and starting its run row, a run is not yet "going on" in the ledger. A signal while
+      // waiting (--wait) ends the command with 130, nothing deleted.
+      const result = yield* Effect.scoped(Effect.zipRight(lockJob(job.name, job.state, { wait: o.wait }), collect)).pipe(
+        Effect.onInterrupt(() => Effect.sync(() => void (process.exitCode = ExitCode.interrupted)))
+      )
       yield* Console.log(o.json ? JSON.stringify(result) : `svc-batch gc ${job.name}: ${describeGc(result)}`)
     })
 ).pipe(Command.withDescription("Apply retention to a job's ledger: drop older runs' records and unused old answers, compact. Example: svc-batch gc jobs/nightly.yaml --keep-runs 3"))

@@ -8,10 +8,10 @@ import { resolveJob, type ResolvedJob } from "../engine/job.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
 
-/** The resolved job, if its ledger exists. */
-export const jobWithLedger = (file: string) =>
+/** The resolved job, if its ledger (`--state`, else the job's) exists. */
+export const jobWithLedger = (file: string, state: Option.Option<string>) =>
   Effect.gen(function* () {
-    const job = yield* resolveJob(file, {}, { inputMustExist: false })
+    const job = yield* resolveJob(file, { state: Option.getOrUndefined(state) }, { inputMustExist: false })
     if (!existsSync(job.state)) return yield* new ConfigError({ detail: `${file}: no ledger at ${job.state}: the job has not run yet (svc-batch run ${file})` })
     return job
   })

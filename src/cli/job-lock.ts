@@ -1,8 +1,9 @@
 /**
  * One invocation of a job at a time: a lock file beside the ledger (`<ledger>.lock`), created
- * exclusively, naming its owner (pid, host, start). A second `svc-batch run` (or `retry`) of the
- * same job while the first goes on would ask the same records again and pay twice; it stops at
- * once (exit 7), or with `--wait` waits for the lock. The owner touches the file every few seconds
+ * exclusively, naming its owner (pid, host, start). Every command that writes the ledger (run,
+ * retry, gc) holds it: a second run of the same job while the first goes on would ask the same
+ * records again and pay twice, a gc would delete answers a starting run is about to reuse. It
+ * stops at once (exit 7), or with `--wait` waits for the lock. The owner touches the file every few seconds
  * (a heartbeat). A lock is taken over when its owner is gone: on this host, its process no longer
  * exists; from another host (a ledger on a shared disk), its heartbeat is older than a minute.
  */

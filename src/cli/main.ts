@@ -17,6 +17,7 @@ import { statusCommand } from "./status-command.ts"
 import { logFormat } from "./log-format.ts"
 import { withPlainConsole } from "./plain-console.ts"
 import { installSignalHandlers } from "./shutdown.ts"
+import { exitWhenFlushed, exitWhenReaderGone } from "./flush-exit.ts"
 
 const root = Command.make("svc-batch").pipe(
   Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
@@ -62,13 +63,17 @@ const program = (logFormatName === "text" || logFormatName === "json"
   Effect.provide(NodeContext.layer)
 )
 
+exitWhenReaderGone()
 const fiber = Effect.runFork(program)
-installSignalHandlers(() => Effect.runFork(Fiber.interrupt(fiber)))
+let ended = false
+// A signal after the command ended (its output still flushing to a slow reader) exits at once.
+installSignalHandlers(() => (ended ? process.exit(130) : Effect.runFork(Fiber.interrupt(fiber))))
 fiber.addObserver((exit) => {
+  ended = true
   if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
     console.error(`svc-batch: unexpected failure\n${Cause.pretty(exit.cause)}`)
     process.exitCode = 1
   }
-  // Exit even if a library left a handle open (e.g. a keep-alive socket).
-  setImmediate(() => process.exit(process.exitCode ?? 0))
+  // Exit even if a library left a handle open (e.g. a keep-alive socket), once the output is out.
+  setImmediate(() => exitWhenFlushed(Number(process.exitCode ?? 0)))
 })

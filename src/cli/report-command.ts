@@ -17,6 +17,7 @@ import { exceeded, reportFiles, writeReport, type ReportFiles } from "../report/
 import type { RunReport } from "../report/run-report.ts"
 import { ConfigError } from "./endpoint.ts"
 import { ExitCode } from "./exit-codes.ts"
+import { stateOption } from "./state-option.ts"
 
 /** Prints where the report went and what it exceeds; returns whether it exceeded a threshold. */
 export const announceReport = (report: RunReport, files: ReportFiles, alerts: ReadonlyArray<string>) =>
@@ -35,12 +36,13 @@ export const reportCommand = Command.make(
   "report",
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
+    state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional)
   },
   (o) =>
     Effect.scoped(
       Effect.gen(function* () {
-        const job = yield* resolveJob(o.job, {}, { inputMustExist: false })
+        const job = yield* resolveJob(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })
         const pipeline = yield* pipelineForJob(o.job, job.job)
         if (!existsSync(job.state)) return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
         const report = yield* Effect.gen(function* () {

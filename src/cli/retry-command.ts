@@ -7,6 +7,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
+import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { executeRun } from "./run-command.ts"
 
@@ -14,13 +15,14 @@ export const retryCommand = Command.make(
   "retry",
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
     maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional),
     wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it instead of exiting 7"))
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job)
+      const job = yield* jobWithLedger(o.job, o.state)
       const run = yield* chosenRun(o.job, job, o.run).pipe(Effect.provide(Ledger.layer({ path: job.state })))
       const none = Option.none()
       yield* executeRun({
@@ -31,7 +33,7 @@ export const retryCommand = Command.make(
         output: none,
         outputFormat: none,
         rejects: none,
-        state: none,
+        state: o.state,
         rpm: none,
         concurrency: none,
         records: none,

@@ -31,6 +31,7 @@ import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { gracefulStop } from "./shutdown.ts"
 import { logFormat } from "./log-format.ts"
 import { lockJob } from "./job-lock.ts"
+import { stateOption } from "./state-option.ts"
 
 import { storeVectorColumn } from "../store/vector-store.ts"
 
@@ -51,7 +52,7 @@ const options = {
     Options.optional
   ),
   rejects: Options.file("rejects").pipe(Options.withDescription("rejects file (JSON Lines)"), Options.optional),
-  state: Options.file("state").pipe(Options.withDescription("ledger file (SQLite)"), Options.optional),
+  state: stateOption,
   rpm: Options.text("rpm").pipe(Options.withDescription("requests per minute: N, or model=N,... (* for the rest)"), Options.optional),
   concurrency: Options.integer("concurrency").pipe(Options.withDescription("most requests in flight per model"), Options.optional),
   records: Options.integer("records").pipe(Options.withDescription("records in progress at once"), Options.optional),

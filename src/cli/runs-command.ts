@@ -2,6 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
+import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { viewsWithLock } from "./run-liveness.ts"
 import { runsTable } from "./run-view.ts"
@@ -10,12 +11,13 @@ export const runsCommand = Command.make(
   "runs",
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    state: stateOption,
     limit: Options.integer("limit").pipe(Options.withDescription("how many runs, newest first"), Options.withDefault(20)),
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per run"))
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job)
+      const job = yield* jobWithLedger(o.job, o.state)
       const views = yield* viewsWithLock(
         Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
         job.state

@@ -2,15 +2,24 @@
  * Signals. The first SIGINT/SIGTERM asks the running command to stop gracefully when it can
  * (`run` registers a hook: stop reading, finish what is in flight, flush, exit 130); a command
  * without a hook is interrupted (e.g. the emulator closes and exits 0). A second signal exits at
- * once with 130; SQLite's transactions keep the ledger consistent. Under npm, the death of npm (which
- * does not forward SIGTERM) counts as a SIGTERM — unless a stop is already under way: `timeout` and
- * systemd signal the whole process group, so npm dies of the same SIGTERM the tool is handling, and
- * that must not count as a second one (it cut the graceful stop short: no summary, no resume hint).
+ * once with 130; SQLite's transactions keep the ledger consistent.
+ *
+ * Under npm (`npm run svc-batch`, `npm start`): the scripts `exec` the tool, so it is npm's own
+ * child, and npm relays the SIGINT and SIGTERM it gets to it — a signal sent to npm alone stops the
+ * tool too (through `sh -c` without exec, the shell swallowed a relayed SIGINT and the job ran to
+ * its end). A signal sent to the whole process group (Ctrl-C, `timeout`, systemd) therefore arrives
+ * twice, directly and relayed: the same signal again soon after, while npm is alive, is that relay,
+ * not a second signal (it would cut the graceful stop short: no summary, no resume hint). The death
+ * of npm (a SIGKILL, or a shell in between that does not relay) counts as a SIGTERM, unless a stop
+ * is already under way.
  */
 import { Deferred, Effect, Exit } from "effect"
 import { notice } from "../engine/progress.ts"
 
 let hook: (() => void) | undefined
+
+/** How long after a signal the same one from npm is taken for its relay of it (npm relays at once). */
+export const RELAY_WINDOW_MS = 1000
 
 /** Registers this command for graceful stops; the effect completes when a stop is asked. */
 export const gracefulStop = Effect.gen(function* () {
@@ -23,7 +32,14 @@ export const gracefulStop = Effect.gen(function* () {
 /** Installs the handlers; `interrupt` stops a command that has no hook. */
 export const installSignalHandlers = (interrupt: () => void) => {
   let count = 0
+  const underNpm = process.env.npm_lifecycle_event !== undefined
+  const parent = process.ppid
+  let last: { readonly signal: NodeJS.Signals; readonly at: number } | undefined
   const onSignal = (signal: NodeJS.Signals) => {
+    const at = performance.now()
+    const relayed = underNpm && process.ppid === parent && last?.signal === signal && at - last.at < RELAY_WINDOW_MS
+    if (relayed) return
+    last = { signal, at } // from the first of a pair: a press every half second is not all relays
     count++
     if (count > 1) {
       notice(`svc-batch: second ${signal}: exiting now (the ledger stays consistent)`)
@@ -37,12 +53,11 @@ export const installSignalHandlers = (interrupt: () => void) => {
   }
   process.on("SIGINT", onSignal)
   process.on("SIGTERM", onSignal)
-  // Under `npm run` / `npm start`, a SIGTERM sent to npm (timeout, systemd, docker stop) kills npm
-  // without passing it on, and the tool would go on spending in the background. When the process
-  // that started us is gone (we were re-parented), that is a stop, as SIGTERM. A timer, unref'd:
-  // it never keeps the process alive.
-  if (process.env.npm_lifecycle_event !== undefined) {
-    const parent = process.ppid
+  // Under `npm run` / `npm start`, npm killed (SIGKILL), or one that did not relay a signal to us
+  // (a shell in between, an npm that does not relay), and the tool would go on spending in the
+  // background. When the process that started us is gone (we were re-parented), that is a stop, as
+  // SIGTERM. A timer, unref'd: it never keeps the process alive.
+  if (underNpm) {
     const watch = setInterval(() => {
       if (process.ppid === parent) return
       clearInterval(watch)

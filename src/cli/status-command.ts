@@ -6,6 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
+import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { viewsWithLock } from "./run-liveness.ts"
 import { statusLines } from "./run-view.ts"
@@ -14,6 +15,7 @@ export const statusCommand = Command.make(
   "status",
   {
     job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
     json: Options.boolean("json").pipe(Options.withDescription("print the status as one JSON object")),
     watch: Options.boolean("watch").pipe(Options.withDescription("refresh every --interval seconds until the run ends")),
@@ -21,7 +23,7 @@ export const statusCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job)
+      const job = yield* jobWithLedger(o.job, o.state)
       const show = Effect.gen(function* () {
         const [view] = yield* viewsWithLock(Effect.map(chosenRun(o.job, job, o.run), (run) => [run]), job.state)
         yield* Console.log(o.json ? JSON.stringify(view) : statusLines(view!, o.job).join("\n"))

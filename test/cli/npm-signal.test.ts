@@ -1,7 +1,9 @@
 /**
- * SIGTERM to npm (what timeout, systemd and docker stop send to `npm run svc-batch -- run …`):
- * npm dies without passing it on; the tool sees it was orphaned and stops as on SIGTERM, leaving
- * the run interrupted and resumable instead of going on spending in the background.
+ * Signals through npm (`npm run svc-batch -- run …`, `npm start`): a SIGTERM or SIGINT sent to npm
+ * alone (timeout, systemd, docker stop, `kill -INT <npm pid>`) is relayed by npm to the tool, which
+ * the scripts `exec`, and stops the run as on SIGTERM/SIGINT, leaving it interrupted and resumable
+ * instead of going on spending in the background; one sent to the whole process group arrives
+ * twice (directly and relayed) and is one stop.
  */
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
@@ -43,9 +45,10 @@ const runUnderNpm = (name: string, extra = "") => {
 }
 
 describe("signals through npm", () => {
-  it("SIGTERM to the npm process stops the run: interrupted, resumable, nothing sent afterwards", async () => {
+  it("SIGTERM to the npm process stops the run: interrupted, resumable, nothing sent afterwards, npm exits 130 after the tool", async () => {
     const { npm, ledger } = runUnderNpm("npmjob")
     while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 100))
+    const exited = new Promise<number | null>((resolve) => npm.on("exit", (code) => resolve(code)))
     process.kill(npm.pid!, "SIGTERM")
     const t0 = Date.now()
     while (runStatus(ledger) === "running" && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 200))
@@ -54,12 +57,29 @@ describe("signals through npm", () => {
     expect(done).toBeLessThan(1500)
     await new Promise((r) => setTimeout(r, 1500))
     expect(doneInLedger(ledger)).toBe(done) // nothing more after the stop
+    expect(await exited).toBe(130) // npm relayed the signal, waited for the tool and took its code
+  }, 60_000)
+
+  it("SIGINT to the npm process alone stops the run: interrupted, resumable, npm exits 130 after the tool", async () => {
+    const { npm, output, ledger } = runUnderNpm("npmint1")
+    // npm waits for the tool and exits with its code.
+    const exited = new Promise<number | null>((resolve) => npm.on("exit", (code) => resolve(code)))
+    while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 100))
+    process.kill(npm.pid!, "SIGINT")
+    const t0 = Date.now()
+    while (runStatus(ledger) === "running" && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 200))
+    expect(runStatus(ledger)).toBe("interrupted")
+    expect(await exited).toBe(130)
+    expect(doneInLedger(ledger)).toBeLessThan(1500)
+    expect(output.err).toContain("SIGINT: stopping")
+    expect(output.out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
+    expect(output.out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
   }, 60_000)
 
   it("SIGTERM to npm's whole process group (timeout, systemd): one graceful stop, the summary and the resume hint, not a second-signal exit", async () => {
     // Answers take 2 s: the stop outlasts npm's death, which the tool notices within half a second.
     const { npm, output, ledger } = runUnderNpm("npmgrp", "emulator: { latencyMs: 2000 }\n")
-    // npm dies of the signal at once; the pipes close when the tool, which holds them too, has exited.
+    // The tool gets the signal twice (directly, and relayed by npm); the pipes close when it has exited.
     const closed = new Promise<void>((resolve) => npm.on("close", () => resolve()))
     while (doneInLedger(ledger) < 20) await new Promise((r) => setTimeout(r, 100))
     process.kill(-npm.pid!, "SIGTERM")
