@@ -11,7 +11,7 @@ import { pipelineForJob } from "../../pipelines/index.ts"
 import { resolveJob, type ResolvedJob } from "../engine/job.ts"
 import { type Plan, planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
-import { checkJobInput } from "../engine/job-checks.ts"
+import { checkJob } from "../engine/job-checks.ts"
 import { checkReadable } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
@@ -60,7 +60,7 @@ export const planOf = (file: string, job: ResolvedJob) =>
     const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
     // As `run` does: a column the job reads that the input lacks is exit 2 here too, naming it, not
     // a plan of records refused one by one.
-    yield* checkJobInput(job, pipeline)
+    yield* checkJob(job, pipeline)
     const plan = existsSync(job.state)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
       : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))
