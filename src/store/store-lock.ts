@@ -11,21 +11,21 @@ import { keepLockAlive, takeLock } from "../io/lock-file.ts"
 /** How long a writer waits for another process writing the same store. */
 export const STORE_WAIT_SECONDS = 120
 
-export class StoreBusy extends Data.TaggedError("StoreBusy")<{ readonly path: string; readonly owner: string; readonly lock: string }> {
+export class StoreBusy extends Data.TaggedError("StoreBusy")<{ readonly path: string; readonly owner: string; readonly lock: string; readonly waited: number }> {
   override get message() {
-    return `vector store ${this.path} is still being written by ${this.owner} after ${STORE_WAIT_SECONDS} s of waiting (lock ${this.lock}); run the same command again once it is done (the answers are reused)`
+    return `vector store ${this.path} is still being written by ${this.owner} after ${this.waited} s of waiting (lock ${this.lock}); run the same command again once it is done (the answers are reused)`
   }
 }
 
-/** Holds the store's lock for the scope (with its heartbeat), waiting for another writer to finish. */
-export const lockStore = (path: string) =>
+/** Holds the store's lock for the scope (with its heartbeat), waiting for another writer to finish (`waitSeconds`: tests). */
+export const lockStore = (path: string, waitSeconds = STORE_WAIT_SECONDS) =>
   Effect.gen(function* () {
     const lockPath = `${path}.lock`
     const once = takeLock(lockPath)
     const lock = yield* Effect.catchTag(once, "LockHeld", (held) =>
-      Effect.logInfo(`vector store ${path} is being written by ${held.owner}; waiting for it (up to ${STORE_WAIT_SECONDS} s)`).pipe(
-        Effect.zipRight(Effect.retry(once, Schedule.spaced(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(STORE_WAIT_SECONDS))))),
-        Effect.mapError((last) => new StoreBusy({ path, owner: last.owner, lock: lockPath }))
+      Effect.logInfo(`vector store ${path} is being written by ${held.owner}; waiting for it (up to ${waitSeconds} s)`).pipe(
+        Effect.zipRight(Effect.retry(once, Schedule.spaced(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(waitSeconds))))),
+        Effect.mapError((last) => new StoreBusy({ path, owner: last.owner, lock: lockPath, waited: waitSeconds }))
       )
     )
     yield* keepLockAlive(lock)
