@@ -9,6 +9,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
 import { resolveJob } from "../engine/job.ts"
+import { checkJob } from "../engine/job-checks.ts"
 import { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
 import { Models } from "../service/limits.ts"
@@ -91,7 +92,10 @@ export const checkCommand = Command.make(
   (o) =>
     Effect.gen(function* () {
       const job = Option.isSome(o.job) ? yield* resolveJob(o.job.value, {}, { inputMustExist: false }) : undefined
-      const probes = job === undefined ? allProbes : unique((yield* pipelineForJob(job.file, job.job)).stages.flatMap((s) => s.calls))
+      const pipeline = job === undefined ? undefined : yield* pipelineForJob(job.file, job.job)
+      // A job that `run` would refuse before any request is refused here too, before probing.
+      if (job !== undefined && pipeline !== undefined) yield* checkJob(job, pipeline)
+      const probes = pipeline === undefined ? allProbes : unique(pipeline.stages.flatMap((s) => s.calls))
       const layer = serviceLayer(job?.job.emulator ?? {}, { serviceRequired: job?.job.service === "required" })
       const results = yield* Effect.gen(function* () {
         const endpoint = yield* ServiceEndpoint

@@ -15,7 +15,7 @@ export const ExitCode = {
   checkFailed: 5,
   /** `run --max-requests N`: the budget was spent; the run stopped cleanly and is resumable. */
   budgetSpent: 6,
-  /** Another `run`/`retry`/`gc` of the same job holds its lock. */
+  /** Another `run`/`retry`/`gc` of the same job holds its lock; or another process wrote the vector store for too long. */
   busy: 7,
   /** The input changed during the run: no output written; the next run reuses the answers. */
   inputChanged: 8,
@@ -44,11 +44,13 @@ export const exitCodeFor = (error: unknown): number => {
     case "CannotReopen":
     case "SourceError":
     case "MissingColumns":
+    case "StoreOwned":
     case "LedgerError":
     case "InvalidRequestError":
     case "ValidationError":
       return ExitCode.invalid
     case "JobBusy":
+    case "StoreBusy":
       return ExitCode.busy
     case "InputChanged":
       return ExitCode.inputChanged

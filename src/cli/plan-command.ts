@@ -11,8 +11,8 @@ import { pipelineForJob } from "../../pipelines/index.ts"
 import { resolveJob, type ResolvedJob } from "../engine/job.ts"
 import { type Plan, planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
-import { missingColumns } from "../engine/input-columns.ts"
-import { checkReadable, sourceColumns } from "../io/input-access.ts"
+import { checkJob } from "../engine/job-checks.ts"
+import { checkReadable } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { ConfigError } from "./endpoint.ts"
@@ -58,12 +58,9 @@ export const planOf = (file: string, job: ResolvedJob) =>
     const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), { onNone: () => "emulator", onSome: (u) => u.replace(/\/+$/, "") })
     yield* checkReadable(job.input.path)
     const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
-    // As `run` does: a column the job reads that the input's header or schema lacks is exit 2 here
-    // too, naming it, not a plan of records refused one by one.
-    // An input whose columns cannot be read is left to the plan, which says why it cannot read it.
-    const columns = yield* Effect.option(sourceColumns(source))
-    const missing = Option.isSome(columns) ? missingColumns(pipeline, job.input.id, source.path, columns.value) : undefined
-    if (missing !== undefined) return yield* missing
+    // As `run` does: a column the job reads that the input lacks is exit 2 here too, naming it, not
+    // a plan of records refused one by one.
+    yield* checkJob(job, pipeline)
     const plan = existsSync(job.state)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
       : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))

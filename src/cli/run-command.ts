@@ -32,6 +32,7 @@ import { gracefulStop } from "./shutdown.ts"
 import { logFormat } from "./log-format.ts"
 import { lockJob } from "./job-lock.ts"
 import { stateOption } from "./state-option.ts"
+import { checkJob } from "../engine/job-checks.ts"
 
 import { storeVectorColumn } from "../store/vector-store.ts"
 
@@ -142,6 +143,8 @@ export const executeRun = (o: RunInput) =>
         const target = storeVectorColumn(job.store, pipeline.columns)
         if (typeof target === "string") return yield* fail(`${o.job}: ${target}`)
       }
+      // As plan and check: another job's store table, a column the input lacks (exit 2, nothing sent).
+      yield* checkJob(job, pipeline)
       const input = job.input.path
       const inputFormat = job.input.format
       const state = job.state

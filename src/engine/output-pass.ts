@@ -19,6 +19,8 @@ import type { RunSettings } from "./runner.ts"
 import type { Row } from "./stage.ts"
 import { createHash } from "node:crypto"
 import { openStoreWriter } from "../store/sqlite-vec.ts"
+import { lockStore, type StoreBusy } from "../store/store-lock.ts"
+import { StoreOwned } from "../store/store-owner.ts"
 import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn } from "../store/vector-store.ts"
 import { InputChanged, type InputGuard } from "./input-guard.ts"
 import { sourceColumns, sourceTypes } from "../io/input-access.ts"
@@ -55,15 +57,23 @@ const resolveRefs = (ledger: LedgerService, vectors: ReadonlyArray<Column>, row:
     return out ?? row
   })
 
-/** The store's writer for this pass, closed with the pass's scope. */
-const openStore = (settings: StoreSettings, columns: ReadonlyArray<Column>, guard: InputGuard | undefined) =>
+/** The store's writer for this pass, closed with the pass's scope; the store's lock is held as long. */
+const openStore = (job: string, settings: StoreSettings, columns: ReadonlyArray<Column>, guard: InputGuard | undefined) =>
   Effect.gen(function* () {
     const target = storeVectorColumn(settings, columns)
     if (typeof target === "string") return yield* new OutputError({ path: settings.path, detail: target })
+    // Another process writing the same store file (another job's table, or this job with another ledger) goes first.
+    yield* lockStore(settings.path)
     const writer = yield* Effect.acquireRelease(
-      Effect.try({ try: () => openStoreWriter(settings, target.dim, { beforeCommit: guard?.quickCheck }), catch: (e) => new OutputError({ path: settings.path, detail: (e as Error).message }) }),
+      Effect.try({
+        try: () => openStoreWriter(settings, target.dim, { job, beforeCommit: guard?.quickCheck }),
+        catch: (e) => (e instanceof StoreOwned ? e : new OutputError({ path: settings.path, detail: (e as Error).message }))
+      }),
       (w) => Effect.sync(() => w.close())
     )
+    if (writer.claimed === "adopted") {
+      yield* Effect.logInfo(`vector store ${settings.path}: table ${settings.table} had no owner recorded (written before owners were); job ${job} adopts it`)
+    }
     return { writer, vector: target.column, settings }
   })
 
@@ -145,13 +155,13 @@ export interface OutputWriter {
  * `guard`, when given, is checked before anything is committed: an input changed meanwhile fails.
  */
 export const openOutputWriter = (
-  settings: Pick<RunSettings, "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
+  settings: Pick<RunSettings, "job" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
   /** The input's columns when the source does not declare them (JSONL): every key met while reading. */
   columns: { readonly declared: ReadonlyArray<string> | undefined; readonly inputTypes: InputTypes | undefined },
   guard?: InputGuard,
   /** Keys more than one record has (ledger.duplicateKeys): a store keeps the first; the later ones are rejected. */
   duplicates: ReadonlyMap<string, { readonly first: number }> = new Map()
-): Effect.Effect<OutputWriter, OutputError | SinkError, Ledger | Scope.Scope> =>
+): Effect.Effect<OutputWriter, OutputError | SinkError | StoreOwned | StoreBusy, Ledger | Scope.Scope> =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const outputPath = settings.output.path
@@ -161,7 +171,7 @@ export const openOutputWriter = (
     const vectors = outputColumns.filter((c) => c.type._tag === "vector")
     const { declared, inputTypes } = columns
     const rejects = yield* jsonlFile(settings.rejectsPath)
-    const store = settings.store === undefined ? undefined : yield* openStore(settings.store, outputColumns, guard)
+    const store = settings.store === undefined ? undefined : yield* openStore(settings.job, settings.store, outputColumns, guard)
     const toStore = (write: () => void) =>
       Effect.try({ try: write, catch: (e) => (e instanceof InputChanged ? e : new OutputError({ path: store!.settings.path, detail: (e as Error).message })) })
     // Every done record passes here once, with its outcome: counted as the ledger's GROUP BY would.
@@ -288,11 +298,11 @@ export const openOutputWriter = (
  * effect beside it (the run's records in ordinal order), into the output writer.
  */
 export const writeOutputs = (
-  settings: Pick<RunSettings, "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
+  settings: Pick<RunSettings, "job" | "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
   runId: number,
   guard?: InputGuard,
   duplicates: ReadonlyMap<string, { readonly first: number }> = new Map()
-): Effect.Effect<OutputResult, OutputError | SinkError | SourceError | InputChanged, Ledger> =>
+): Effect.Effect<OutputResult, OutputError | SinkError | SourceError | InputChanged | StoreOwned | StoreBusy, Ledger> =>
   Effect.scoped(
     Effect.gen(function* () {
       const ledger = yield* Ledger

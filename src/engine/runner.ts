@@ -30,7 +30,7 @@ import { makeRequestBudget } from "./request-budget.ts"
 import { makeInputGuard } from "./input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
 import { sourceColumns } from "../io/input-access.ts"
-import { missingColumns } from "./input-columns.ts"
+import { checkInputColumns } from "./input-columns.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -107,9 +107,9 @@ const summary = (s: RunSummary): RunSummary => s
 export const runPipeline = (settings: RunSettings, stats: RunStats) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    // A column the job reads that the input's header or schema lacks fails now, not record by record.
-    const missing = missingColumns(settings.pipeline, settings.idField, settings.source.path, yield* sourceColumns(settings.source))
-    if (missing !== undefined) return yield* missing
+    // A column the job reads that the input lacks (its header, schema, or a JSONL sample's keys for a
+    // `when` column) fails now, not record by record or silently.
+    yield* checkInputColumns(settings.pipeline, settings.idField, settings.source)
     // An output that cannot be written fails now, before any request is paid for.
     yield* checkOutput(settings)
     // Partial outputs left by a killed earlier invocation (`<output>.tmp-<pid>`): removed now, not at the end.

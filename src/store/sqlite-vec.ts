@@ -15,6 +15,7 @@ import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { createRequire } from "node:module"
 import { type Hit, StoreError, type StoreChanges, type StoreSettings, type StoreWriter } from "./vector-store.ts"
+import { claimTable, StoreOwned } from "./store-owner.ts"
 
 const BATCH = 500
 
@@ -47,14 +48,24 @@ class CommitRefused {
 }
 
 /**
- * `beforeCommit` runs before each batch is committed; when it throws, the batch is rolled back and
- * its error passed on (the output pass checks there that the input is still the file it reads).
+ * `job` claims the table (store-owner.ts): another job's table is refused (StoreOwned) before
+ * anything is written. `beforeCommit` runs before each batch is committed; when it throws, the
+ * batch is rolled back and its error passed on (the output pass checks there that the input is
+ * still the file it reads).
  */
-export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { readonly beforeCommit?: () => void } = {}): StoreWriter => {
+export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { readonly job: string; readonly beforeCommit?: () => void }): StoreWriter => {
   const db = openStoreDatabase(settings, { create: true })
   const t = quote(settings.table)
   const records = quote(`${settings.table}_records`)
   const meta = settings.metadata
+  let claimed: StoreWriter["claimed"]
+  try {
+    claimed = claimTable(db, settings.table, hooks.job, settings.path)
+  } catch (e) {
+    db.close()
+    if (e instanceof StoreOwned) throw e
+    throw new StoreError({ path: settings.path, detail: `cannot record the owner of table ${settings.table}: ${(e as Error).message}` })
+  }
   try {
     db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(key TEXT PRIMARY KEY, embedding float[${dim}] distance_metric=cosine` +
@@ -107,6 +118,7 @@ export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { r
   }
 
   return {
+    claimed,
     put: (recordKey, hash, rows) => {
       try {
         begin()

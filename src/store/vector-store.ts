@@ -39,6 +39,8 @@ export interface StoreRow {
 }
 
 export interface StoreWriter {
+  /** The table was this job's (`own`), is created by it (`new`), or was there without an owner and is adopted. */
+  readonly claimed: "new" | "adopted" | "own"
   /**
    * A record's rows (one, or one per chunk; none when it has no vector), replacing what the store
    * held for it. `hash` identifies the content: a record whose hash is unchanged is not rewritten,

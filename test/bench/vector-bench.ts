@@ -75,7 +75,7 @@ if (wanted("store")) {
   for (const size of sizes) {
     const settings = Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, `store-${size}.sqlite`), text: "body" })
     const vectors = Array.from({ length: 1000 }, (_, i) => vectorFor(i))
-    const writer = openStoreWriter(settings, 1536)
+    const writer = openStoreWriter(settings, 1536, { job: "bench" })
     const t0 = performance.now()
     for (let i = 0; i < size; i++) writer.put(`k${i}`, `h${i}`, () => [{ vector: vectors[i % 1000]!.map((x, d) => (d === i % 1536 ? x + i * 1e-6 : x)), text: `document ${i}`, metadata: {} }])
     writer.commit()

@@ -54,7 +54,7 @@ describe("output pass", () => {
       // The run wrote its JSONL output as it went; the output pass, over the same outcomes, writes the same files.
       const passOutput = join(dir, "pass.jsonl")
       const passRejects = join(dir, "pass.rejects.jsonl")
-      yield* writeOutputs({ source: openSource(input, "jsonl"), output: { path: passOutput, format: "jsonl" }, rejectsPath: passRejects, pipeline: moderationPipeline() }, cold.summary.runId).pipe(
+      yield* writeOutputs({ job: "t", source: openSource(input, "jsonl"), output: { path: passOutput, format: "jsonl" }, rejectsPath: passRejects, pipeline: moderationPipeline() }, cold.summary.runId).pipe(
         Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") }))
       )
       expect(readFileSync(passOutput, "utf8")).toBe(coldOutput)

@@ -226,7 +226,7 @@ describe("runner", () => {
       // The output pass over the same run's outcomes writes the very same files.
       const outputPath = join(dir, "pass.jsonl")
       const rejectsPath = join(dir, "pass.rejects.jsonl")
-      yield* writeOutputs({ source: openSource(input, "jsonl"), output: { path: outputPath, format: "jsonl" }, rejectsPath, pipeline: moderationPipeline() }, run.summary.runId).pipe(
+      yield* writeOutputs({ job: "t", source: openSource(input, "jsonl"), output: { path: outputPath, format: "jsonl" }, rejectsPath, pipeline: moderationPipeline() }, run.summary.runId).pipe(
         Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") }))
       )
       expect(readFileSync(run.output, "utf8")).toBe(readFileSync(outputPath, "utf8"))
