@@ -27,7 +27,7 @@ export interface OpenedRun {
  */
 export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly runId: number; readonly was: string; readonly now: string; readonly done: number; readonly command?: string | undefined }> {
   override get message() {
-    const name = (o: string) => (o === "emulator" ? "the embedded EMULATOR" : o)
+    const name = (o: string) => (o === "emulator" ? "the EMULATOR" : o)
     const fresh = this.command === undefined ? "start a new run with --new-run" : `start a new run: ${this.command}`
     return `run ${this.runId} was started against ${name(this.was)} and has ${this.done} record(s) done with its answers; this invocation would use ${name(this.now)}. Resume it against the same service, or ${fresh} (answers are reused only from the same origin)`
   }

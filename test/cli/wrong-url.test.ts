@@ -12,11 +12,12 @@ import { emulatorFor, KEY, requestLog } from "../helpers.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
-/** A loopback server answering every request with `status` and `body`, counting the requests. */
+/** A loopback server answering every request with `status` and `body`, counting the API calls (POST). */
 const startServer = async (status: number, contentType: string, body: string) => {
   let requests = 0
   const server: Server = createServer((req, res) => {
-    requests++
+    // Not the GET the command probes the URL with for an emulator's identity.
+    if (req.method === "POST") requests++
     req.resume()
     req.on("end", () => {
       res.writeHead(status, { "content-type": contentType })
@@ -96,7 +97,7 @@ describe("a SVC_BASE_URL that is not the service's API", () => {
     const refused = spawnCli(["run", job], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
     expect(await refused.exited).toBe(2)
     const command = `svc-batch run ${job} --new-run`
-    expect(refused.err()).toContain(`run 1 was started against ${emu.url} and has 5 record(s) done with its answers; this invocation would use the embedded EMULATOR. Resume it against the same service, or start a new run: ${command}`)
+    expect(refused.err()).toContain(`run 1 was started against ${emu.url} and has 5 record(s) done with its answers; this invocation would use the EMULATOR. Resume it against the same service, or start a new run: ${command}`)
     const fresh = spawnCli(command.split(" ").slice(1), { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
     expect(await fresh.exited).toBe(0)
     expect(fresh.out()).toContain("run 2 finished: 40 done, 0 failed")
