@@ -143,11 +143,9 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const knownTypes = settings.source.inputTypes !== undefined
     const guard = makeInputGuard(settings.source.path, settings.fingerprint)
     const inline = inlineOutputFits(settings, declared, knownTypes) ? yield* openInlineOutput(settings, declared, guard) : undefined
-    const pass = yield* Effect.either(processingPass(
-      // The failures of a run moved to another origin were the other's (a wrong URL): asked again.
-      run.movedFrom === undefined ? settings : { ...settings, retryFailed: true },
-      stats,
-      { runId, resumed, startedAt: run.startedAt, budget, inline: inline?.output, declared, knownTypes }))
+    // The failures of a run moved to another origin were the other's (a wrong URL): asked again.
+    const processing = run.movedFrom === undefined ? settings : { ...settings, retryFailed: true }
+    const pass = yield* Effect.either(processingPass(processing, stats, { runId, resumed, startedAt: run.startedAt, budget, inline: inline?.output, declared, knownTypes }))
     const readRejects = stats.snapshot().readRejects
 
     if (pass._tag === "Left") {
