@@ -61,9 +61,13 @@ export const clientLayer = (
   )
 
 /** A request log for emulator options: `entries` fills as requests are answered. */
+/**
+ * The API calls an emulator answered (POST, §4). A command against a URL first probes it with a
+ * GET for an emulator's identity (src/cli/emulator-probe.ts): not an API call, not counted.
+ */
 export const requestLog = () => {
   const entries: Array<RequestLogEntry> = []
-  return { entries, onRequest: (e: RequestLogEntry) => void entries.push(e) }
+  return { entries, onRequest: (e: RequestLogEntry) => void (e.method === "POST" && entries.push(e)) }
 }
 
 export const chatBody = (content: string, extra: Record<string, unknown> = {}) => ({

@@ -70,7 +70,8 @@ export const emulatorCommand = Command.make("emulator", emulatorOptions, (o) =>
       const options = yield* Effect.try({ try: () => toEmulatorOptions(o), catch: (e) => new ConfigError({ detail: (e as Error).message }) })
       // The emulator's models (ajv, stopword, randexp: a fifth of the bundle) load only for this command.
       const { Emulator } = yield* Effect.promise(() => import("../emulator/emulator.ts"))
-      const emu = yield* Emulator.make(options)
+      // It says it is the emulator, with the knobs that change answers: clients key them so, not by port.
+      const emu = yield* Emulator.make({ ...options, identify: true })
       yield* Console.log(`listening on ${emu.url}`)
       yield* Console.error("svc-batch emulator: deterministic stand-in of the text service (not the real service). Ctrl-C stops it.")
       return yield* Effect.never

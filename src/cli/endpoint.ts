@@ -5,10 +5,12 @@
  */
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
+import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
 import type { EmulatorOptions } from "../emulator/options.ts"
 import { TextService } from "../service/client.ts"
 import { envProvider, ServiceConfig, settingsFromEnv } from "../service/config.ts"
 import { httpClientLayer } from "../service/http.ts"
+import { probeEmulator } from "./emulator-probe.ts"
 
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly detail: string }> {
   override get message() {
@@ -18,7 +20,10 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly deta
 
 export interface EndpointInfo {
   readonly baseUrl: string
+  /** The embedded emulator. */
   readonly emulated: boolean
+  /** An emulator's answer fingerprint (identity.ts): the embedded one's, or a standalone one's at SVC_BASE_URL. */
+  readonly emulator?: string | undefined
 }
 
 export class ServiceEndpoint extends Context.Tag("svc-batch/ServiceEndpoint")<ServiceEndpoint, EndpointInfo>() {}
@@ -64,9 +69,11 @@ const configLayer = (emulatorOptions: EmulatorOptions, policy: EndpointPolicy) =
       if (problem !== undefined) return yield* new ConfigError({ detail: problem })
       if (Option.isSome(env.baseUrl) && Option.isSome(env.apiKey)) {
         const settings = ServiceConfig.make({ baseUrl: env.baseUrl.value, apiKey: env.apiKey.value, timeout: env.timeout, streamIdleTimeout: env.streamIdleTimeout })
+        // A standalone emulator at that URL says so: its answers are then keyed as the emulator's.
+        const emulator = yield* probeEmulator(settings.baseUrl, settings.timeout)
         return Layer.merge(
           Layer.succeed(ServiceConfig, settings),
-          Layer.succeed(ServiceEndpoint, { baseUrl: settings.baseUrl, emulated: false })
+          Layer.succeed(ServiceEndpoint, { baseUrl: settings.baseUrl, emulated: false, emulator })
         )
       }
       const apiKey = Redacted.make(randomBytes(16).toString("hex"))
@@ -75,7 +82,7 @@ const configLayer = (emulatorOptions: EmulatorOptions, policy: EndpointPolicy) =
       const emu = yield* Emulator.make({ ...emulatorOptions, apiKey: Redacted.value(apiKey) })
       return Layer.merge(
         Layer.succeed(ServiceConfig, ServiceConfig.make({ baseUrl: emu.url, apiKey, timeout: env.timeout, streamIdleTimeout: env.streamIdleTimeout })),
-        Layer.succeed(ServiceEndpoint, { baseUrl: emu.url, emulated: true })
+        Layer.succeed(ServiceEndpoint, { baseUrl: emu.url, emulated: true, emulator: answerFingerprint(emulatorOptions) })
       )
     })
   )
@@ -84,10 +91,16 @@ const configLayer = (emulatorOptions: EmulatorOptions, policy: EndpointPolicy) =
 export const serviceLayer = (emulatorOptions: EmulatorOptions = {}, policy: EndpointPolicy = {}) =>
   TextService.Default.pipe(Layer.provide(httpClientLayer), Layer.provideMerge(configLayer(emulatorOptions, policy)))
 
-/** Where a run's answers come from, as the ledger records it: "emulator" or the base URL (never a key). */
-export const originOf = (e: EndpointInfo): string => (e.emulated ? "emulator" : e.baseUrl)
+/**
+ * Where a run's answers come from, as the ledger records it (never a key): an emulator, embedded
+ * or standalone, by the knobs that change its answers ("emulator" with the defaults), not by its
+ * port; else the base URL.
+ */
+export const originOf = (e: EndpointInfo): string => (e.emulator !== undefined ? emulatorOrigin(e.emulator) : e.baseUrl)
 
 export const describeEndpoint = (e: EndpointInfo): string =>
   e.emulated
     ? `EMULATOR (embedded, ${e.baseUrl}): deterministic stand-in models, not the real service; set SVC_BASE_URL to use the service`
-    : `service at ${e.baseUrl}`
+    : e.emulator !== undefined
+      ? `EMULATOR (standalone at ${e.baseUrl}, ${e.emulator}): deterministic stand-in models, not the real service; answers stored as the emulator's`
+      : `service at ${e.baseUrl}`

@@ -15,6 +15,7 @@ import { checkJob } from "../engine/job-checks.ts"
 import { checkReadable } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
+import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
 import { ConfigError } from "./endpoint.ts"
 import { thousands } from "../engine/thousands.ts"
 
@@ -37,7 +38,7 @@ export const planLines = (job: ResolvedJob, plan: Plan, origin: string): Readonl
   const line = (r: ReadonlyArray<string>) => r.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd()
   const errors = Object.entries(plan.inputErrors).map(([stage, n]) => `${n} record(s) refused by ${stage} before any request (e.g. a missing field)`)
   return [
-    `svc-batch plan ${job.name}: ${fmt(plan.records)} records in ${job.input.path}${plan.unreadable > 0 ? `, ${fmt(plan.unreadable)} unreadable` : ""}; answers looked up for ${origin === "emulator" ? "the embedded EMULATOR" : origin}`,
+    `svc-batch plan ${job.name}: ${fmt(plan.records)} records in ${job.input.path}${plan.unreadable > 0 ? `, ${fmt(plan.unreadable)} unreadable` : ""}; answers looked up for ${origin === "emulator" ? "the EMULATOR" : origin}`,
     line(head),
     ...rows.map(line),
     ...errors.map((e) => `  ${e}`),
@@ -55,7 +56,11 @@ export const planOf = (file: string, job: ResolvedJob) =>
       Effect.mapError((e) => new ConfigError({ detail: `invalid configuration: ${e.message}` }))
     )
     // The origin the answers would come from, as the ledger keys them (never the key).
-    const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), { onNone: () => "emulator", onSome: (u) => u.replace(/\/+$/, "") })
+    // A URL is not probed for a standalone emulator (plan sends nothing): its answers are looked up by the URL.
+    const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), {
+      onNone: () => emulatorOrigin(answerFingerprint(job.job.emulator ?? {})),
+      onSome: (u) => u.replace(/\/+$/, "")
+    })
     yield* checkReadable(job.input.path)
     const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
     // As `run` does: a column the job reads that the input lacks is exit 2 here too, naming it, not

@@ -74,6 +74,12 @@ const options = {
   wait: Options.boolean("wait").pipe(Options.withDescription("when another run of this job is going on, wait for it to finish instead of exiting 7"))
 }
 
+/** An argument as a POSIX shell reads it back (a path with spaces stays one argument). */
+const shellQuote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
+
+/** This command line with `--new-run`: what starts afresh, quoted when a resume would mix origins. */
+const newRunCommand = (argv: ReadonlyArray<string>) => ["svc-batch", ...argv.slice(2), "--new-run"].map(shellQuote).join(" ")
+
 const fail = (detail: string) => Effect.fail(new ConfigError({ detail }))
 const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
@@ -174,8 +180,11 @@ export const executeRun = (o: RunInput) =>
           {
             job: job.name,
             service: originOf(endpoint),
+            baseUrl: endpoint.emulated ? undefined : endpoint.baseUrl,
             newRun: o.newRun,
             reopen: o.reopen,
+            // `retry` reopens a given run: no --new-run there.
+            newRunCommand: o.reopen === undefined ? newRunCommand(process.argv) : undefined,
             pipeline,
             source: openSource(input, inputFormat, job.input.encoding, job.input),
             fingerprint,

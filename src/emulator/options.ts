@@ -8,6 +8,11 @@ export interface EmulatorOptions extends EmulatorKnobs {
   readonly port?: number
   /** The key every request must carry as `Bearer <key>`; when absent, any non-empty bearer token passes. */
   readonly apiKey?: string
+  /**
+   * Answer every request with the `x-svc-emulator` header (identity.ts), so that clients key its
+   * answers as the emulator's: set by `svc-batch emulator`, not by tests standing in for the service.
+   */
+  readonly identify?: boolean
   /** How much of a refused body is read before answering (server.ts DefaultDrain); for tests. */
   readonly drain?: Partial<DrainLimits>
   /** Called once per request after it is answered (for tests and drills). Never given the key. */
@@ -25,6 +30,8 @@ export interface DrainLimits {
 }
 
 export interface RequestLogEntry {
+  /** POST for the API's calls (§4); a GET is e.g. a client's probe for the emulator's identity. */
+  readonly method: string
   readonly path: string
   readonly model: string | undefined
   readonly status: number

@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from "node:net"
 import { bodyLimitFor } from "../service/limits.ts"
 import { makeFaults } from "./faults.ts"
 import { knobValue } from "./knobs.ts"
+import { answerFingerprint, EmulatorHeader } from "./identity.ts"
 import { INVALID_JSON, makeHandlers, rateKey, type Reply } from "./handlers.ts"
 import { fnv1a } from "./hash.ts"
 import type { DrainLimits, EmulatorOptions, FaultKind } from "./options.ts"
@@ -147,8 +148,9 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
   const drain = { ...DefaultDrain, ...options.drain }
   const handlers = makeHandlers({ nonconformingRate: knobValue(options, "nonconformingRate") })
 
-  const log = (path: string, model: string | undefined, status: number, body: Buffer | undefined, fault: FaultKind | undefined) => {
+  const log = (req: IncomingMessage, path: string, model: string | undefined, status: number, body: Buffer | undefined, fault: FaultKind | undefined) => {
     options.onRequest?.({
+      method: req.method ?? "",
       path,
       model,
       status,
@@ -162,32 +164,32 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
     const handler = handlers[path]
     if (req.method !== "POST" || handler === undefined) {
       await refuse(req, res, drain, 404, { message: `Not Found: ${req.method} ${path}` })
-      return log(path, undefined, 404, undefined, undefined)
+      return log(req, path, undefined, 404, undefined, undefined)
     }
     const auth = req.headers.authorization ?? ""
     const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : ""
     if (token === "" || (options.apiKey !== undefined && token !== options.apiKey)) {
       await refuse(req, res, drain, 401, { message: "Unauthorized: missing or invalid API key" })
-      return log(path, undefined, 401, undefined, undefined)
+      return log(req, path, undefined, 401, undefined, undefined)
     }
     const declared = Number(req.headers["content-length"] ?? NaN)
     if (awaitsContinue(req)) {
       if (declared > bodyLimitFor(path)) {
         await refuse(req, res, drain, 413, tooLargeMessage(bodyLimitFor(path)))
-        return log(path, undefined, 413, undefined, undefined)
+        return log(req, path, undefined, 413, undefined, undefined)
       }
       continueAwaited.delete(req)
       res.writeContinue()
     }
     const body = await readBody(req, res, bodyLimitFor(path), drain)
-    if (body === undefined) return log(path, undefined, 413, undefined, undefined)
+    if (body === undefined) return log(req, path, undefined, 413, undefined, undefined)
 
     let json: unknown
     try {
       json = JSON.parse(body.toString("utf8"))
     } catch {
       sendJson(res, 400, { message: path === "/v1/chat/completions" ? INVALID_JSON : "Bad Request: body is not valid JSON" })
-      return log(path, undefined, 400, body, undefined)
+      return log(req, path, undefined, 400, body, undefined)
     }
     const model = rateKey(path, json)
     const streaming = typeof json === "object" && json !== null && (json as { stream?: unknown }).stream === true
@@ -201,12 +203,12 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
         { message: `Too Many Requests: the limit of ${decision.rpm} requests per minute for ${model} is exceeded` },
         { "retry-after": String(decision.retryAfterSeconds) }
       )
-      return log(path, model, 429, body, undefined)
+      return log(req, path, model, 429, body, undefined)
     }
     if (plan.fault === "reset") {
       await sleep(plan.delayMs)
       req.socket.destroy()
-      return log(path, model, 0, body, "reset")
+      return log(req, path, model, 0, body, "reset")
     }
     if (plan.fault === "500" || plan.fault === "503") {
       await sleep(plan.delayMs)
@@ -214,14 +216,14 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
       sendJson(res, status, {
         message: status === 500 ? "Internal Server Error (emulated fault)" : "Service Unavailable: maintenance (emulated fault)"
       })
-      return log(path, model, status, body, plan.fault)
+      return log(req, path, model, status, body, plan.fault)
     }
 
     const reply: Reply = handler(json)
     await sleep(plan.delayMs)
     if (reply.kind === "json") {
       sendJson(res, reply.status, reply.body)
-      return log(path, model, reply.status, body, plan.fault)
+      return log(req, path, model, reply.status, body, plan.fault)
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
     const cutAt = plan.fault === "cut" ? Math.max(1, Math.floor(reply.events.length / 2)) : -1
@@ -231,15 +233,18 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
         await new Promise<void>((flushed) => res.write("", () => flushed()))
         if (plan.cutByReset) req.socket.destroy()
         else res.end()
-        return log(path, model, 200, body, "cut")
+        return log(req, path, model, 200, body, "cut")
       }
       res.write(`data: ${JSON.stringify(reply.events[i])}\n\n`)
     }
     res.end("data: [DONE]\n\n")
-    return log(path, model, 200, body, plan.fault)
+    return log(req, path, model, 200, body, plan.fault)
   }
 
+  const identity = options.identify === true ? answerFingerprint(options) : undefined
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    // On every answer (404, 401, 429 and faults too): a probe needs neither a route nor the key.
+    if (identity !== undefined) res.setHeader(EmulatorHeader, identity)
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { message: `Internal Server Error: ${(error as Error).message}` })
       else res.destroy()

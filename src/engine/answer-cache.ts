@@ -30,6 +30,8 @@ export interface AnswerSettings {
   readonly retry: RetryPolicy
   /** Requests failing in a row, for a cause no retry can fix, that abort the run (default 10). */
   readonly breakerThreshold?: number | undefined
+  /** The service's base URL (SVC_BASE_URL), named by the breaker when answers are not the API's. */
+  readonly baseUrl?: string | undefined
   /** The invocation's request budget (`--max-requests`); none: unlimited. */
   readonly budget?: RequestBudget | undefined
 }
@@ -47,7 +49,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
     const limiters = new Map<string, Limiter>()
     const inflight = new Map<string, InFlight>()
     const events = { onRetry: () => stats.retry(), on429: () => stats.rateLimited() }
-    const breaker = makeCircuitBreaker(settings.breakerThreshold)
+    const breaker = makeCircuitBreaker(settings.breakerThreshold, settings.baseUrl)
     // Records start while few in progress are without a request slot (start-gate.ts).
     const slotsHeld = () => {
       let n = 0

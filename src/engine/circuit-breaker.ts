@@ -1,17 +1,21 @@
 /**
  * Stops a run that can only fail: when `threshold` requests in a row fail for good with a cause
  * no retry or record can fix — 404 (a wrong base URL), the service unreachable (refused, DNS, TLS,
- * reset), timeouts, 5xx after every retry — the job aborts (exit 3, resumable) with one line
+ * reset), timeouts, 5xx after every retry, 2xx answers that are not the API's wire shape (not JSON, or
+ * JSON that does not match the response's Schema: a web page or a proxy at that URL) — the job aborts (exit 3, resumable) with one line
  * naming the cause and the likely fix, instead of spending the night failing every record (and
  * paying for what does get through). A success closes the count again. Failures of one record's
- * own making (400, 413, invalid structured output) never count.
+ * own making (400, 413) never count, nor answers that are the service's own: structured output not
+ * conforming to its schema (StructuredOutputError), an unparseable verdict (ModerationParseError).
  */
 import type { RequestFailed } from "./retry.ts"
 
-const SYSTEMIC = new Set(["NotFoundError", "TransportError", "TimeoutError", "ServerError", "IncompleteStreamError"])
+const SYSTEMIC = new Set(["NotFoundError", "TransportError", "TimeoutError", "ServerError", "IncompleteStreamError", "ResponseDecodeError"])
 
-const advice = (status: string, detail: string, n: number): string => {
+const advice = (status: string, detail: string, n: number, baseUrl: string | undefined): string => {
   switch (status) {
+    case "ResponseDecodeError":
+      return `${n} answers in a row were 2xx but not the service's JSON (${detail.replace(/^unexpected response body from \w+: /, "")}) — ${baseUrl === undefined ? "the base URL" : `SVC_BASE_URL ${baseUrl}`} does not look like the text service's API: it is the service's root, e.g. https://host (without /v1), not a web page or a proxy's`
     case "NotFoundError":
       return `${n} requests in a row were answered 404 Not Found (${detail}): is SVC_BASE_URL right? It is the service's root, e.g. https://host — without /v1, which the client adds`
     case "TransportError":
@@ -29,7 +33,8 @@ export interface CircuitBreaker {
   readonly failed: (error: RequestFailed) => string | undefined
 }
 
-export const makeCircuitBreaker = (threshold = 10): CircuitBreaker => {
+/** `baseUrl`: where the requests went, named when the answers are not the API's. */
+export const makeCircuitBreaker = (threshold = 10, baseUrl?: string): CircuitBreaker => {
   let streak = 0
   let cause = ""
   return {
@@ -43,7 +48,7 @@ export const makeCircuitBreaker = (threshold = 10): CircuitBreaker => {
       }
       streak = error.status === cause ? streak + 1 : 1
       cause = error.status
-      return streak >= threshold ? advice(error.status, error.detail, streak) : undefined
+      return streak >= threshold ? advice(error.status, error.detail, streak, baseUrl) : undefined
     }
   }
 }

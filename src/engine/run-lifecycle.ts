@@ -14,13 +14,22 @@ export interface OpenedRun {
   readonly startedAt: number
   /** The job's previous run, if any. */
   readonly previous: Option.Option<Run>
+  /**
+   * The origin a resumed run was started against, when it differs from this invocation's: the
+   * run had no record done (no answer of that origin to mix), so it goes on against the new one.
+   */
+  readonly movedFrom?: string | undefined
 }
 
-/** Resuming would mix answers from two origins (the emulator and the service, or two services). */
-export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly runId: number; readonly was: string; readonly now: string }> {
+/**
+ * Resuming would mix answers from two origins (the emulator and the service, or two services): the
+ * run has records done with its origin's answers. `command`: the command line that starts afresh.
+ */
+export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly runId: number; readonly was: string; readonly now: string; readonly done: number; readonly command?: string | undefined }> {
   override get message() {
-    const name = (o: string) => (o === "emulator" ? "the embedded EMULATOR" : o)
-    return `run ${this.runId} was started against ${name(this.was)}; this invocation would use ${name(this.now)}. Resume it against the same service, or start a new run with --new-run (answers are reused only from the same origin)`
+    const name = (o: string) => (o === "emulator" ? "the EMULATOR" : o)
+    const fresh = this.command === undefined ? "start a new run with --new-run" : `start a new run: ${this.command}`
+    return `run ${this.runId} was started against ${name(this.was)} and has ${this.done} record(s) done with its answers; this invocation would use ${name(this.now)}. Resume it against the same service, or ${fresh} (answers are reused only from the same origin)`
   }
 }
 
@@ -34,7 +43,8 @@ export class CannotReopen extends Data.TaggedError("CannotReopen")<{ readonly ru
 /** A run is resumed when the job's last run is unfinished and read the same input. */
 export const isResumable = (last: Run, fingerprint: string) => last.status !== "finished" && last.fingerprint === fingerprint
 
-export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined, forceNew = false, reopen?: number) =>
+/** `newRunCommand`: the command line that would start a new run, quoted in OriginChanged. */
+export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined, forceNew = false, reopen?: number, newRunCommand?: string) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const previous = yield* ledger.lastRun(job)
@@ -47,8 +57,13 @@ export const openRun = (job: string, fingerprint: string, stats: RunStats, servi
       }
     }
     const resume = reopen !== undefined ? reopened : Option.filter(previous, (last) => !forceNew && isResumable(last, fingerprint))
+    let movedFrom: string | undefined
     if (Option.isSome(resume) && service !== undefined && resume.value.service !== null && resume.value.service !== service) {
-      return yield* new OriginChanged({ runId: resume.value.id, was: resume.value.service, now: service })
+      // A run with no record done holds nothing of its origin (e.g. aborted against a wrong URL):
+      // it may go on against the new one, which the failed records are asked of again.
+      const { done } = yield* ledger.counts(resume.value.id)
+      if (done > 0) return yield* new OriginChanged({ runId: resume.value.id, was: resume.value.service, now: service, done, command: newRunCommand })
+      movedFrom = resume.value.service
     }
     const runId = Option.isSome(resume) ? resume.value.id : yield* ledger.startRun(job, fingerprint)
     // Before the run's saved statistics are overwritten: they go on from there.
@@ -59,7 +74,8 @@ export const openRun = (job: string, fingerprint: string, stats: RunStats, servi
       runId,
       resumed: Option.isSome(resume),
       startedAt: Option.isSome(resume) ? resume.value.startedAt : Date.now(),
-      previous
+      previous,
+      movedFrom
     } satisfies OpenedRun
   })
 

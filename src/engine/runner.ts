@@ -40,6 +40,8 @@ export interface RunSettings {
   readonly newRun?: boolean | undefined
   /** Reopen this run (finished or not) instead: `retry` asks its failed records again. */
   readonly reopen?: number | undefined
+  /** The command line that starts a new run (`… --new-run`), for the refusal to mix origins. */
+  readonly newRunCommand?: string | undefined
   readonly pipeline: Pipeline
   readonly source: Source
   readonly fingerprint: string
@@ -64,6 +66,8 @@ export interface RunSettings {
   readonly retry: RetryPolicy
   /** Requests failing in a row, for a cause no retry can fix, that abort the run (default 10). */
   readonly breakerThreshold?: number | undefined
+  /** SVC_BASE_URL when set (the breaker names it when its answers are not the API's). */
+  readonly baseUrl?: string | undefined
   /** Completes when the user asks to stop (first SIGINT/SIGTERM). */
   readonly stop: Effect.Effect<void>
   /** Requests this invocation may send (`--max-requests`); reaching it stops the run as a stop does. */
@@ -116,8 +120,11 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     for (const path of [settings.output.path, settings.rejectsPath]) {
       for (const t of removeStaleTemps(path)) yield* Effect.logInfo(`removed ${t.path} (${t.bytes} bytes), a partial output left by a process that is gone`)
     }
-    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen)
+    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen, settings.newRunCommand)
     const { runId, resumed } = run
+    if (run.movedFrom !== undefined) {
+      yield* Effect.logInfo(`run ${runId} had no record done against ${run.movedFrom}: resumed against ${settings.service}, now its origin; its failed records are asked again`)
+    }
     if (resumed) {
       const earlier = yield* ledger.counts(runId)
       stats.setCarried(earlier.done + earlier.failed)
@@ -136,7 +143,9 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const knownTypes = settings.source.inputTypes !== undefined
     const guard = makeInputGuard(settings.source.path, settings.fingerprint)
     const inline = inlineOutputFits(settings, declared, knownTypes) ? yield* openInlineOutput(settings, declared, guard) : undefined
-    const pass = yield* Effect.either(processingPass(settings, stats, { runId, resumed, startedAt: run.startedAt, budget, inline: inline?.output, declared, knownTypes }))
+    // The failures of a run moved to another origin were the other's (a wrong URL): asked again.
+    const processing = run.movedFrom === undefined ? settings : { ...settings, retryFailed: true }
+    const pass = yield* Effect.either(processingPass(processing, stats, { runId, resumed, startedAt: run.startedAt, budget, inline: inline?.output, declared, knownTypes }))
     const readRejects = stats.snapshot().readRejects
 
     if (pass._tag === "Left") {

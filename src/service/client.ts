@@ -70,6 +70,16 @@ const serviceMessage = (text: string): string => {
   return text.slice(0, 500) || "(empty body)"
 }
 
+/** "200 text/html": what answered, for a body that is not the API's (a wrong base URL answers pages). */
+const answered = (response: HttpClientResponse.HttpClientResponse): string =>
+  `${response.status} ${(response.headers["content-type"] ?? "").split(";")[0]!.trim() || "(no content-type)"}`
+
+/** The start of a body, quoted on one line: enough to recognise an HTML page or a proxy's text. */
+const sample = (text: string): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat === "" ? "an empty body" : `'${flat.length > 40 ? `${flat.slice(0, 40)}…` : flat}'`
+}
+
 export class TextService extends Effect.Service<TextService>()("svc-batch/TextService", {
   effect: Effect.gen(function* () {
     const config = yield* ServiceConfig
@@ -110,16 +120,19 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
       const decode = Schema.decodeUnknownEither(schema)
       return (response: HttpClientResponse.HttpClientResponse) =>
         response.json.pipe(
-          Effect.mapError((e) =>
+          Effect.catchAll((e): Effect.Effect<never, ResponseDecodeError | TransportError | TimeoutError> =>
             e.reason === "Decode"
-              ? new ResponseDecodeError({ endpoint, detail: "body is not JSON" })
-              : transport(endpoint)(e)
+              ? // The text is cached by the response: read again for the sample.
+                Effect.flatMap(Effect.orElseSucceed(response.text, () => ""), (text) =>
+                  Effect.fail(new ResponseDecodeError({ endpoint, detail: `${answered(response)}: ${sample(text)} is not JSON` }))
+                )
+              : Effect.fail(transport(endpoint)(e))
           ),
           Effect.flatMap((json) =>
             Either.match(decode(json), {
               onRight: Effect.succeed,
               onLeft: (error) =>
-                Effect.fail(new ResponseDecodeError({ endpoint, detail: ParseResult.TreeFormatter.formatErrorSync(error) }))
+                Effect.fail(new ResponseDecodeError({ endpoint, detail: `${answered(response)}: not the documented shape: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }))
             })
           )
         )

@@ -311,7 +311,7 @@ describe("run origin", () => {
       yield* markRun(dir, first.summary.runId, "interrupted")
       const error = yield* Effect.flip(runOnce({ dir, input, emulator, overrides: { service: "https://svc.example" } }))
       expect(error._tag).toBe("OriginChanged")
-      expect(error.message).toContain("was started against the embedded EMULATOR; this invocation would use https://svc.example")
+      expect(error.message).toContain("was started against the EMULATOR and has 10 record(s) done with its answers; this invocation would use https://svc.example")
       const fresh = yield* runOnce({ dir, input, emulator, overrides: { service: "https://svc.example", newRun: true } })
       expect(fresh.summary).toMatchObject({ resumed: false, status: "finished", done: 10 })
       expect(fresh.counters.requests).toBe(10) // the emulator's answers were not reused
