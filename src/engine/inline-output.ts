@@ -110,26 +110,37 @@ export const makeInlineOutput = (
     return { items, outcomes }
   }
 
-  const written = (exit: Exit.Exit<void, unknown>) =>
-    Effect.sync(() => {
-      writing = false
-      if (Exit.isFailure(exit)) giveUp(`writing the output failed: ${Exit.isInterrupted(exit) ? "interrupted" : String(exit.cause)}`)
-    })
-
-  /** Writes the settled head of the line until the head waits for an outcome (`all`: also fewer than a batch). */
-  const pumpOf = (all: boolean): Effect.Effect<void> => Effect.suspend(() => {
-    if (writing || gaveUp !== undefined || (!all && settledCount < batch)) return Effect.void
-    const next = takeSettled()
-    if (next === undefined) return Effect.void
-    writing = true
-    return writer.write(next.items, next.outcomes).pipe(
-      Scope.extend(scope),
-      Effect.exit,
-      Effect.flatMap((exit) => Effect.zipRight(written(exit), Exit.isSuccess(exit) ? pumpOf(all) : Effect.void)),
-      // A write is not cut in half by an interruption: the line would lose the items it took.
-      Effect.uninterruptible
+  /**
+   * One write of the settled head of the line (`all`: also fewer than a batch); whether to write
+   * again. Taking the items and writing them is not cut in half by an interruption: the line would
+   * lose the items it took.
+   */
+  const due = (all: boolean) => !writing && gaveUp === undefined && (all || settledCount >= batch)
+  const writeOnce = (all: boolean): Effect.Effect<boolean> =>
+    Effect.uninterruptible(
+      Effect.suspend(() => {
+        if (!due(all)) return Effect.succeed(false)
+        const next = takeSettled()
+        if (next === undefined) return Effect.succeed(false)
+        writing = true
+        return Effect.map(Effect.exit(Scope.extend(writer.write(next.items, next.outcomes), scope)), (exit) => {
+          writing = false
+          if (Exit.isSuccess(exit)) return true
+          giveUp(`writing the output failed: ${Exit.isInterrupted(exit) ? "interrupted" : String(exit.cause)}`)
+          return false
+        })
+      })
     )
-  })
+
+  /**
+   * Writes the settled head of the line until the head waits for an outcome. A loop outside the
+   * uninterruptible region: a region per write, each left before the next begins. Recursing inside
+   * it kept every batch written during a streak reachable from the fiber's stack (a heap exhausted
+   * by a long run of answered duplicates).
+   */
+  const pumpOf = (all: boolean): Effect.Effect<void> =>
+    // Checked first too: this runs at every record's settling, most often with nothing to write.
+    Effect.suspend(() => (due(all) ? Effect.flatMap(writeOnce(all), (again) => (again ? pumpOf(all) : Effect.void)) : Effect.void))
   const pump = pumpOf(false)
 
   return {

@@ -73,13 +73,18 @@ export const embeddingChunks = (text: string, limit: number): ReadonlyArray<Chun
   })
 }
 
-/** The token-weighted mean of vectors (weights: each part's tokens; all zero → plain mean). */
+/**
+ * The token-weighted mean of vectors (weights: each part's tokens; all zero → plain mean), in
+ * Float32. The parts are taken as Float32, as the ledger keeps answers: a fresh run (the service's
+ * values) and a rerun (the ledger's) then give the same vector to the bit, and the output and the
+ * store with it. Summed in part order in double precision, rounded once at the end.
+ */
 export const weightedMean = (vectors: ReadonlyArray<ReadonlyArray<number>>, weights: ReadonlyArray<number>): Array<number> => {
-  if (vectors.length === 1) return [...vectors[0]!]
   const total = weights.reduce((a, b) => a + b, 0)
   const w = total > 0 ? weights.map((x) => x / total) : weights.map(() => 1 / weights.length)
   const out = new Array<number>(vectors[0]!.length).fill(0)
-  vectors.forEach((v, i) => v.forEach((x, d) => void (out[d]! += x * w[i]!)))
+  vectors.forEach((v, i) => v.forEach((x, d) => void (out[d]! += Math.fround(x) * w[i]!)))
+  for (let d = 0; d < out.length; d++) out[d] = Math.fround(out[d]!)
   return out
 }
 
