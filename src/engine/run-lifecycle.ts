@@ -19,6 +19,11 @@ export interface OpenedRun {
    * run had no record done (no answer of that origin to mix), so it goes on against the new one.
    */
   readonly movedFrom?: string | undefined
+  /**
+   * The resumed run had been aborted: its failures include the streak that tripped the breaker
+   * (a wrong URL, a key refused, a service down), whose cause the user has fixed since.
+   */
+  readonly wasAborted: boolean
 }
 
 /**
@@ -75,7 +80,8 @@ export const openRun = (job: string, fingerprint: string, stats: RunStats, servi
       resumed: Option.isSome(resume),
       startedAt: Option.isSome(resume) ? resume.value.startedAt : Date.now(),
       previous,
-      movedFrom
+      movedFrom,
+      wasAborted: Option.isSome(resume) && resume.value.status === "aborted"
     } satisfies OpenedRun
   })
 

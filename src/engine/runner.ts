@@ -143,8 +143,9 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const knownTypes = settings.source.inputTypes !== undefined
     const guard = makeInputGuard(settings.source.path, settings.fingerprint)
     const inline = inlineOutputFits(settings, declared, knownTypes) ? yield* openInlineOutput(settings, declared, guard) : undefined
-    // The failures of a run moved to another origin were the other's (a wrong URL): asked again.
-    const processing = run.movedFrom === undefined ? settings : { ...settings, retryFailed: true }
+    // The failures of a run moved to another origin were the other's (a wrong URL), and those of an
+    // aborted run include the abort's streak, whose cause is fixed now: asked again either way.
+    const processing = run.movedFrom === undefined && !run.wasAborted ? settings : { ...settings, retryFailed: true }
     const pass = yield* Effect.either(processingPass(processing, stats, { runId, resumed, startedAt: run.startedAt, budget, inline: inline?.output, declared, knownTypes }))
     const readRejects = stats.snapshot().readRejects
 

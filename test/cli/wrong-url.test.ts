@@ -103,3 +103,55 @@ describe("a SVC_BASE_URL that is not the service's API", () => {
     expect(fresh.out()).toContain("run 2 finished: 40 done, 0 failed")
   }, 60_000)
 })
+
+describe("an aborted run resumed with the cause fixed", () => {
+  let emu: RunningEmulator
+  beforeAll(async () => {
+    emu = await emulatorFor({})
+  })
+  afterAll(() => emu.close())
+
+  it("a service answering 404 aborts; fixed on the server's side, the same command resumes and asks the records the abort failed again: exit 0", async () => {
+    // In front of the emulator: 404 for every call until fixed, then passed through.
+    let broken = true
+    const front = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", async () => {
+        if (broken) {
+          res.writeHead(404, { "content-type": "application/json" })
+          return res.end(JSON.stringify({ message: "Not Found" }))
+        }
+        const answer = await fetch(`${emu.url}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}) })
+        res.writeHead(answer.status, Object.fromEntries(answer.headers))
+        res.end(Buffer.from(await answer.arrayBuffer()))
+      })
+    })
+    await new Promise<void>((listening) => front.listen(0, "127.0.0.1", listening))
+    try {
+      const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`
+      const dir = tempDir()
+      const job = writeJob(dir, 60)
+      const aborted = spawnCli(["run", job], { SVC_BASE_URL: url, SVC_API_KEY: KEY })
+      expect(await aborted.exited).toBe(3)
+      broken = false
+      const fixed = spawnCli(["run", job], { SVC_BASE_URL: url, SVC_API_KEY: KEY })
+      expect(await fixed.exited).toBe(0)
+      expect(fixed.out()).toContain("run 1 (resumed) finished: 60 done, 0 failed")
+      expect(readJsonl(join(dir, "out", "r.jsonl"))).toHaveLength(60)
+    } finally {
+      await new Promise<void>((closed) => front.close(() => closed()))
+    }
+  }, 60_000)
+
+  it("a key refused (401) aborts; the same command with the right key resumes it and asks the records the abort failed again: exit 0", async () => {
+    const dir = tempDir()
+    const job = writeJob(dir, 60)
+    const refused = spawnCli(["run", job], { SVC_BASE_URL: emu.url, SVC_API_KEY: "not-the-key" })
+    expect(await refused.exited).toBe(3)
+    const fixed = spawnCli(["run", job], { SVC_BASE_URL: emu.url, SVC_API_KEY: KEY })
+    expect(await fixed.exited).toBe(0)
+    expect(fixed.out()).toContain("run 1 (resumed) finished: 60 done, 0 failed")
+    expect(readJsonl(join(dir, "out", "r.jsonl"))).toHaveLength(60)
+  }, 60_000)
+})
