@@ -12,7 +12,7 @@
  * A stop ends the reading; records in flight finish within the grace period; the ledger is
  * flushed; the run stays resumable.
  */
-import { Duration, Effect, Exit, Fiber, Schedule, Scope, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Schedule, Scope, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
 import { Ledger } from "../ledger/ledger.ts"
@@ -22,7 +22,7 @@ import { checkOutput, type ColumnCount, type OutputResult, writeOutputs } from "
 import { inlineOutputFits, openInlineOutput } from "./inline-output.ts"
 import { MAX_COLLECTED_COLUMNS, processingPass } from "./processing-pass.ts"
 import type { RetryPolicy } from "./retry.ts"
-import { closeRun, openRun } from "./run-lifecycle.ts"
+import { closeRun, markInterrupted, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
@@ -118,6 +118,9 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     }
     const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen)
     const { runId, resumed } = run
+    // A failure from here on (an output or the ledger not written) leaves the run interrupted, not
+    // running. Added before the heartbeat: finalizers run in reverse, so the heartbeat stops first.
+    yield* Effect.addFinalizer((exit) => (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? markInterrupted(runId, stats) : Effect.void))
     if (resumed) {
       const earlier = yield* ledger.counts(runId)
       stats.setCarried(earlier.done + earlier.failed)
