@@ -88,7 +88,7 @@ export interface RunSummary {
   readonly abortReason?: string
   readonly outputPath?: string
   readonly rejectsPath?: string
-  /** The previous output, kept because every record of this run failed. */
+  /** The previous output, kept (with its rejects file) because every record of this run failed. */
   readonly keptPrevious?: string
   /** What the output pass changed in the vector store. */
   readonly store?: StoreChanges
@@ -161,11 +161,13 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     // A changed input leaves the run interrupted (its answers stay; a new run over the new file reuses them).
     const changed = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.tapError(effect, (e) => (e._tag === "InputChanged" ? close("interrupted") : Effect.void))
-    // A run whose every record failed does not replace the previous output: it writes beside it.
+    // A run whose every record failed does not replace the previous output: it writes beside it,
+    // its rejects too, so the previous output keeps the rejects file of its own run.
     // (No record is written after this: the output does not change them.)
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
+    const rejectsPath = keepPrevious ? besidePath(settings.rejectsPath, runId) : settings.rejectsPath
     if (keepPrevious) inline?.output.giveUp("every record failed: the output goes beside the previous one")
     const inlineWriter = inline === undefined ? undefined : yield* inline.output.finish
     if (inline !== undefined && inlineWriter === undefined) yield* Effect.logDebug(`the output is written after processing: ${inline.output.reason()}`)
@@ -195,7 +197,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
             })
           )
       }
-      written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId, guard, duplicates))
+      written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath }, rejectsPath }, runId, guard, duplicates))
     }
     const counts = yield* close("finished", before)
     return summary({
@@ -207,7 +209,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       notProcessed: written.notProcessed,
       duplicates: { ids: duplicates.size, records: [...duplicates.values()].reduce((n, d) => n + d.count - 1, 0), rejected: written.duplicateRejects, examples: [...duplicates.keys()].slice(0, 3) },
       outputPath,
-      rejectsPath: settings.rejectsPath,
+      rejectsPath,
       ...(written.store ? { store: written.store } : {}),
       ...(written.columnCounts ? { columnCounts: written.columnCounts } : {}),
       ...(keepPrevious ? { keptPrevious: settings.output.path } : {})
