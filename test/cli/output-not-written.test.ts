@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { randomBytes } from "node:crypto"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../engine/run-helpers.ts"
 import { spawnCli } from "./spawn-cli.ts"
@@ -77,4 +77,30 @@ describe("an output the disk cannot hold", () => {
       expect(readFileSync(output).length).toBe(previous.length)
     }
   }, 240_000)
+
+  it("a vector store that cannot take its last batch fails before the output is replaced", async () => {
+    const dir = tempDir()
+    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: `d${i}`, title: `T${i}`, body: `Document ${i} about gardening, number ${i}` }))
+    writeFileSync(join(dir, "in.jsonl"), `${lines.join("\n")}\n`)
+    const job = join(dir, "job.yaml")
+    const store = join(dir, "out", "vectors.sqlite")
+    writeFileSync(
+      job,
+      `name: vec\ninput: { path: in.jsonl, id: id }\noutput: { path: out/e.jsonl }\nstages:\n  - embed: { field: body, task_type: RETRIEVAL_DOCUMENT }\nstore: { format: sqlite-vec, path: ${store}, table: docs, text: body, metadata: [title] }\nreport: { enabled: false }\n`
+    )
+    const output = join(dir, "out", "e.jsonl")
+    expect(await spawnCli(["run", job], env).exited).toBe(0)
+    // The previous output, told apart from the one this run would write; the store to be written anew.
+    appendFileSync(output, `{"previous":true}\n`)
+    const previous = readFileSync(output)
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${store}${suffix}`, { force: true })
+
+    // 1 MiB: the output (~200 KB) fits, the store (vec0 takes a 6 MB chunk at its first vector) does not.
+    const full = spawnCli(["run", job], env, { fileSizeLimit: 1024 * 1024 })
+    expect(await exitWithin(full, 60_000)).toBe(9)
+    const errors = full.err().split("\n").filter((l) => l.startsWith("svc-batch:"))
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toMatch(new RegExp(`^svc-batch: cannot write ${store}: .*disk I/O error`))
+    expect(readFileSync(output).equals(previous)).toBe(true)
+  }, 120_000)
 })
