@@ -5,7 +5,7 @@ export const ExitCode = {
   ok: 0,
   /** Finished, but some rows are in the rejects file (failed, unreadable or not processed). */
   failedRecords: 1,
-  /** Invalid job, configuration, option or input. */
+  /** Invalid job, configuration, option or input; a ledger that cannot be opened or is not one. */
   invalid: 2,
   /** Aborted: a condition that fails every request (e.g. 401). */
   aborted: 3,
@@ -45,7 +45,6 @@ export const exitCodeFor = (error: unknown): number => {
     case "SourceError":
     case "MissingColumns":
     case "StoreOwned":
-    case "LedgerError":
     case "InvalidRequestError":
     case "ValidationError":
       return ExitCode.invalid
@@ -58,6 +57,9 @@ export const exitCodeFor = (error: unknown): number => {
     case "SinkError":
     case "StoreError":
       return ExitCode.outputNotWritten
+    case "LedgerError":
+      // A disk that failed a write mid-run is not an invalid ledger: requests may have been sent.
+      return (error as { readonly io?: boolean }).io === true ? ExitCode.outputNotWritten : ExitCode.invalid
     case "UnauthorizedError":
       return ExitCode.aborted
     default:

@@ -246,7 +246,7 @@ export const executeRun = (o: RunInput) =>
             yield* Console.log(`  store   ${job.store.path} (table ${job.store.table}: ${s.written} records written, ${s.unchanged} unchanged, ${s.deleted} deleted)`)
           }
           if (summary.keptPrevious !== undefined) {
-            yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept; this run's is ${summary.outputPath}`)
+            yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept with its rejects ${job.rejects}; this run's are ${summary.outputPath} and ${summary.rejectsPath}`)
           }
           // 0 only when every row of the input is in the output: a row in the rejects file, failed or unreadable, is 1.
           const dup = summary.duplicates

@@ -283,12 +283,14 @@ export const openOutputWriter = (
     const commit = Effect.gen(function* () {
       // Nothing is committed unless the input is still, byte for byte, the file the run processed.
       if (guard !== undefined) yield* guard.verify
+      // The store first: one that cannot take its last batch (disk full) fails the run before the
+      // output and rejects replace the previous ones.
+      const storeChanges = store === undefined ? undefined : yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) })
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
       const columnCounts = countColumn === undefined ? {} : { columnCounts: [...counted].map(([value, n]) => ({ value, n })) }
-      if (store === undefined) return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts }
-      return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts, store: yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) }) }
+      return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts, ...(storeChanges !== undefined ? { store: storeChanges } : {}) }
     })
     return { write, commit }
   })

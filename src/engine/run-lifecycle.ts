@@ -97,3 +97,16 @@ export const closeRun = (runId: number, status: RunStatus, stats: RunStats, coun
     yield* ledger.setRun(runId, status, stats.totals())
     return counts ?? (yield* ledger.counts(runId))
   })
+
+/**
+ * A run that stopped on a failure (an output or the ledger not written) marked interrupted, so
+ * `status` and the next invocation see it stopped, not running; it resumes as any interrupted run.
+ * Best effort: what the ledger still takes is flushed first, and a ledger that cannot take the
+ * status either (its disk full) leaves the run as it was (its released lock says it is gone).
+ */
+export const markInterrupted = (runId: number, stats: RunStats) =>
+  Effect.gen(function* () {
+    const ledger = yield* Ledger
+    yield* Effect.ignore(ledger.flush)
+    yield* ledger.setRun(runId, "interrupted", stats.totals())
+  }).pipe(Effect.catchAllCause((cause) => Effect.logDebug(`run ${runId} could not be marked interrupted`, cause)))

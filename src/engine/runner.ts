@@ -12,7 +12,7 @@
  * A stop ends the reading; records in flight finish within the grace period; the ledger is
  * flushed; the run stays resumable.
  */
-import { Duration, Effect, Exit, Fiber, Schedule, Scope, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Schedule, Scope, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { extname } from "node:path"
 import { Ledger } from "../ledger/ledger.ts"
@@ -22,7 +22,7 @@ import { checkOutput, type ColumnCount, type OutputResult, writeOutputs } from "
 import { inlineOutputFits, openInlineOutput } from "./inline-output.ts"
 import { MAX_COLLECTED_COLUMNS, processingPass } from "./processing-pass.ts"
 import type { RetryPolicy } from "./retry.ts"
-import { closeRun, openRun } from "./run-lifecycle.ts"
+import { closeRun, markInterrupted, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "./stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
@@ -92,7 +92,7 @@ export interface RunSummary {
   readonly abortReason?: string
   readonly outputPath?: string
   readonly rejectsPath?: string
-  /** The previous output, kept because every record of this run failed. */
+  /** The previous output, kept (with its rejects file) because every record of this run failed. */
   readonly keptPrevious?: string
   /** What the output pass changed in the vector store. */
   readonly store?: StoreChanges
@@ -122,6 +122,9 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     }
     const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen, settings.newRunCommand)
     const { runId, resumed } = run
+    // A failure from here on (an output or the ledger not written) leaves the run interrupted, not
+    // running. Added before the heartbeat: finalizers run in reverse, so the heartbeat stops first.
+    yield* Effect.addFinalizer((exit) => (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? markInterrupted(runId, stats) : Effect.void))
     if (run.movedFrom !== undefined) {
       yield* Effect.logInfo(`run ${runId} had no record done against ${run.movedFrom}: resumed against ${settings.service}, now its origin; its failed records are asked again`)
     }
@@ -168,11 +171,13 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     // A changed input leaves the run interrupted (its answers stay; a new run over the new file reuses them).
     const changed = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.tapError(effect, (e) => (e._tag === "InputChanged" ? close("interrupted") : Effect.void))
-    // A run whose every record failed does not replace the previous output: it writes beside it.
+    // A run whose every record failed does not replace the previous output: it writes beside it,
+    // its rejects too, so the previous output keeps the rejects file of its own run.
     // (No record is written after this: the output does not change them.)
     const before = yield* ledger.counts(runId)
     const keepPrevious = before.done === 0 && before.failed > 0 && existsSync(settings.output.path)
     const outputPath = keepPrevious ? besidePath(settings.output.path, runId) : settings.output.path
+    const rejectsPath = keepPrevious ? besidePath(settings.rejectsPath, runId) : settings.rejectsPath
     if (keepPrevious) inline?.output.giveUp("every record failed: the output goes beside the previous one")
     const inlineWriter = inline === undefined ? undefined : yield* inline.output.finish
     if (inline !== undefined && inlineWriter === undefined) yield* Effect.logDebug(`the output is written after processing: ${inline.output.reason()}`)
@@ -202,7 +207,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
             })
           )
       }
-      written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath } }, runId, guard, duplicates))
+      written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath }, rejectsPath }, runId, guard, duplicates))
     }
     const counts = yield* close("finished", before)
     return summary({
@@ -214,7 +219,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       notProcessed: written.notProcessed,
       duplicates: { ids: duplicates.size, records: [...duplicates.values()].reduce((n, d) => n + d.count - 1, 0), rejected: written.duplicateRejects, examples: [...duplicates.keys()].slice(0, 3) },
       outputPath,
-      rejectsPath: settings.rejectsPath,
+      rejectsPath,
       ...(written.store ? { store: written.store } : {}),
       ...(written.columnCounts ? { columnCounts: written.columnCounts } : {}),
       ...(keepPrevious ? { keptPrevious: settings.output.path } : {})

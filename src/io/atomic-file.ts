@@ -77,15 +77,21 @@ export const atomicTextFile = (path: string): Effect.Effect<AtomicTextFile, Sink
         Effect.suspend(() => {
           if (failure) return Effect.fail(error(failure))
           if (out.write(text)) return Effect.void
+          // A write that fails (disk full, quota, I/O error) never drains: its error ends the wait.
           return Effect.async<void, SinkError>((resume) => {
-            const drain = () => resume(Effect.void)
-            out.once("drain", drain)
-            return Effect.sync(() => void out.off("drain", drain))
+            if (failure) return resume(Effect.fail(error(failure)))
+            const off = () => void out.off("drain", drain).off("error", failed)
+            const drain = () => (off(), resume(Effect.void))
+            const failed = (e: Error) => (off(), resume(Effect.fail(error(e))))
+            out.once("drain", drain).once("error", failed)
+            return Effect.sync(off)
           })
         }),
       commit: Effect.async<void, SinkError>((resume) => {
-        out.end(() => {
-          if (failure) return resume(Effect.fail(error(failure)))
+        // The callback gets the stream's error, also one met while flushing the last writes.
+        out.end((e?: Error | null) => {
+          const f = failure ?? e
+          if (f) return resume(Effect.fail(error(f)))
           try {
             renameSync(file.tmp, path)
             file.committed()

@@ -11,6 +11,7 @@ import Database from "better-sqlite3"
 import { Context, Data, Effect, Either, Layer, Option, Schema, SchemaAST } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
+import { describeFailure, isDiskFailure } from "./disk-failure.ts"
 import { migrations } from "./migrations.ts"
 import { type CommitLag, makeWriteBuffer } from "./write-buffer.ts"
 import {
@@ -24,7 +25,16 @@ import {
   type RecordOutput
 } from "./stored.ts"
 
-export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly path: string; readonly detail: string }> {
+export class LedgerError extends Data.TaggedError("LedgerError")<{
+  readonly path: string
+  readonly detail: string
+  /**
+   * The disk failed a write (full, quota, I/O error): the ledger is sound but could not take what
+   * the run wrote, maybe after requests were sent (exit 9). Absent: it cannot be opened or is not
+   * a ledger (exit 2).
+   */
+  readonly io?: boolean
+}> {
   override get message() {
     return `ledger ${this.path}: ${this.detail}`
   }
@@ -116,11 +126,11 @@ export interface LedgerService {
   /** Done records of a run by the value of one output column of their first row (e.g. the verdict). */
   readonly countByColumn: (runId: number, column: string) => Effect.Effect<ReadonlyArray<{ readonly value: string | null; readonly n: number }>>
   readonly run: (id: number) => Effect.Effect<Option.Option<Run>>
-  readonly startRun: (job: string, fingerprint: string) => Effect.Effect<number>
+  readonly startRun: (job: string, fingerprint: string) => Effect.Effect<number, LedgerError>
   /** Records where the run's answers come from ("emulator" or a base URL). */
-  readonly setRunService: (id: number, service: string) => Effect.Effect<void>
+  readonly setRunService: (id: number, service: string) => Effect.Effect<void, LedgerError>
   /** Sets a run's status and statistics (after a flush, so they agree with the records). */
-  readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void>
+  readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void, LedgerError>
   readonly counts: (runId: number) => Effect.Effect<Readonly<Record<RecordStatus, number>>>
   /** Record keys that more than one record of the run has, with the first such record's ordinal (one sorted scan). */
   readonly duplicateKeys: (runId: number) => Effect.Effect<ReadonlyMap<string, { readonly first: number; readonly count: number }>>
@@ -364,7 +374,9 @@ export const makeLedger = (options: LedgerOptions) =>
         options.onCommit?.(ops.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
       }
     })
-    const writeError = (e: unknown) => new LedgerError({ path: options.path, detail: `write failed: ${(e as Error).message}` })
+    const writeError = (e: unknown) => new LedgerError({ path: options.path, detail: `write failed: ${describeFailure(e)}`, io: isDiskFailure(e) })
+    /** A single statement's write, failing as the buffered ones do (not as a defect). */
+    const written = <A>(f: () => A) => Effect.try({ try: f, catch: writeError })
     const write = (op: WriteOp) => Effect.try({ try: () => buffer.add(op), catch: writeError })
     const flush = Effect.try({ try: () => buffer.flush(), catch: writeError })
     // What is buffered when the ledger's scope closes is committed (a failure there has no one to tell).
@@ -421,7 +433,7 @@ export const makeLedger = (options: LedgerOptions) =>
             if (compacted) db.exec("VACUUM")
             return { runs: trimmed, ...outcome, bytesBefore, bytesAfter: fileBytes(), compacted }
           },
-          catch: (e) => new LedgerError({ path: options.path, detail: `gc failed: ${(e as Error).message}` })
+          catch: (e) => new LedgerError({ path: options.path, detail: `gc failed: ${describeFailure(e)}`, io: isDiskFailure(e) })
         })
       )
 
@@ -508,10 +520,10 @@ export const makeLedger = (options: LedgerOptions) =>
           const path = `."${column.replaceAll('"', '""')}"`
           return q.countByColumn.all(`$.rows[0]${path}`, `$[0]${path}`, runId)
         }),
-      setRunService: (id, service) => Effect.sync(() => void q.setRunService.run(service, id)),
-      startRun: (job, fingerprint) => Effect.sync(() => Number(q.newRun.run(job, fingerprint, Date.now()).lastInsertRowid)),
+      setRunService: (id, service) => written(() => void q.setRunService.run(service, id)),
+      startRun: (job, fingerprint) => written(() => Number(q.newRun.run(job, fingerprint, Date.now()).lastInsertRowid)),
       setRun: (id, status, stats) =>
-        Effect.sync(() => {
+        written(() => {
           const now = Date.now()
           q.setRun.run(status, status === "running" ? null : now, encodeStats(stats), now, id)
         }),

@@ -3,11 +3,20 @@ import { spawn } from "node:child_process"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 
-/** `env` is added to this process's environment; a key set to undefined is removed from it. */
-export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => {
+/**
+ * `env` is added to this process's environment; a key set to undefined is removed from it.
+ * `fileSizeLimit` (bytes, rounded up to 512): no file the process writes may grow past it (the
+ * shell's `ulimit -f`, POSIX blocks of 512 bytes); a write beyond it fails with EFBIG, as a full
+ * disk fails one with ENOSPC (Node ignores SIGXFSZ).
+ */
+export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}, options: { readonly fileSizeLimit?: number } = {}) => {
   const merged: Record<string, string | undefined> = { ...process.env, ...env }
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k]
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: merged })
+  const command: ReadonlyArray<string> =
+    options.fileSizeLimit === undefined
+      ? [process.execPath, BIN, ...args]
+      : ["/bin/sh", "-c", `ulimit -f ${Math.ceil(options.fileSizeLimit / 512)} && exec "$0" "$@"`, process.execPath, BIN, ...args]
+  const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: merged })
   let stdout = ""
   let stderr = ""
   child.stdout.on("data", (d) => (stdout += d))

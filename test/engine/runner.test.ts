@@ -378,7 +378,7 @@ describe("circuit breaker", () => {
 })
 
 describe("the previous output", () => {
-  it.scopedLive("is kept when every record of a run failed; that run's output goes beside it", () =>
+  it.scopedLive("is kept with its rejects when every record of a run failed; that run's output and rejects go beside them", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
@@ -386,9 +386,11 @@ describe("the previous output", () => {
       const good = yield* runOnce({ dir, input, emulator })
       const before = readFileSync(good.output, "utf8")
       const broken = yield* runOnce({ dir, input, emulator, pipeline: pipelineOf(unknownModelStage) })
-      expect(broken.summary).toMatchObject({ status: "finished", failed: 20, keptPrevious: good.output, outputPath: join(dir, `out.run-${broken.summary.runId}.jsonl`) })
+      const id = broken.summary.runId
+      expect(broken.summary).toMatchObject({ status: "finished", failed: 20, keptPrevious: good.output, outputPath: join(dir, `out.run-${id}.jsonl`), rejectsPath: join(dir, `out.rejects.run-${id}.jsonl`) })
       expect(readFileSync(good.output, "utf8")).toBe(before)
-      expect(readJsonl(broken.rejects)).toHaveLength(20)
+      expect(readJsonl(good.rejects)).toHaveLength(0)
+      expect(readJsonl(join(dir, `out.rejects.run-${id}.jsonl`))).toHaveLength(20)
     })
   )
 })

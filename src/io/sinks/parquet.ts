@@ -253,7 +253,8 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
         ...inputElements,
         ...added.flatMap(outputSchema)
       ]
-      writer = new ParquetWriter({ writer: target(), schema })
+      // Creating the file can fail (no space for it, no permission): an error, not a defect.
+      writer = yield* Effect.try({ try: () => new ParquetWriter({ writer: target(), schema }), catch: (e) => fail((e as Error).message) })
     }
     const w = writer
     yield* Effect.tryPromise({
