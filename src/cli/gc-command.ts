@@ -7,6 +7,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { Ledger, type GcResult } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { viewOf } from "./run-view.ts"
 
@@ -20,7 +21,7 @@ export const describeGc = (r: GcResult): string => {
 export const gcCommand = Command.make(
   "gc",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     keepRuns: Options.integer("keep-runs").pipe(Options.withDescription("runs whose records are kept (default: the job's retention.runs)"), Options.optional),
     answerDays: Options.integer("answer-days").pipe(Options.withDescription("delete unused answers older than this (default: the job's retention.answerDays)"), Options.optional),
     json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON"))

@@ -8,12 +8,13 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { executeRun } from "./run-command.ts"
 
 export const retryCommand = Command.make(
   "retry",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
     maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional),
     wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it instead of exiting 7"))

@@ -7,13 +7,14 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { viewsWithLock } from "./run-liveness.ts"
 import { statusLines } from "./run-view.ts"
 
 export const statusCommand = Command.make(
   "status",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
     json: Options.boolean("json").pipe(Options.withDescription("print the status as one JSON object")),
     watch: Options.boolean("watch").pipe(Options.withDescription("refresh every --interval seconds until the run ends")),
