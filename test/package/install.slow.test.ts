@@ -113,12 +113,23 @@ describe("installed from a clean clone", () => {
     expect(lines[1]).toBe("2: harmful → (not translated)")
     expect(lines[2]).toBe("3: safe → The meeting moves to Thursday.")
 
-    // Effect 4 over it (what a bare `npm install effect` picks today): npm refuses, nothing changes.
-    const effect4 = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "effect@4"], app)
-    expect(effect4.code).not.toBe(0)
-    expect(effect4.err).toContain("ERESOLVE")
-    expect(effect4.err).toMatch(/peer effect@"\^3\.22\.4" from svc-batch@/)
+    // Effect 4 over it (what a bare `npm install effect` picks today). With strict-peer-deps, npm
+    // refuses and changes nothing:
+    writeFileSync(join(app, ".npmrc"), "strict-peer-deps=true\n")
+    const strict = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "effect@4"], app)
+    expect(strict.code).not.toBe(0)
+    expect(strict.err).toContain("ERESOLVE")
     expect((await run(process.execPath, ["example.mjs"], app)).out).toBe(example.out)
+    // By default, npm lets the explicit request override the peer with a warning naming it, and
+    // `npm ls` then calls the tree invalid (the README says both).
+    writeFileSync(join(app, ".npmrc"), "")
+    const loose = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "effect@4"], app)
+    expect(loose.code).toBe(0)
+    expect(loose.err).toContain("ERESOLVE overriding peer dependency")
+    expect(loose.err).toMatch(/peer effect@"\^3\.22\.4" from svc-batch@/)
+    const ls = await run("npm", ["ls", "effect"], app)
+    expect(ls.code).not.toBe(0)
+    expect(ls.out + ls.err).toMatch(/invalid: effect@4/)
   }, 540_000)
 
   it("with effect@4 already installed, installing the tarball is npm's ERESOLVE, not a crash at run time", async () => {
@@ -128,8 +139,9 @@ describe("installed from a clean clone", () => {
     await npm(["install", "effect@4"], app)
     const r = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], app)
     expect(r.code).not.toBe(0)
-    expect(r.err).toContain("ERESOLVE")
-    expect(r.err).toMatch(/peer effect@"\^3\.22\.4" from svc-batch@/)
+    expect(r.err).toContain("ERESOLVE unable to resolve dependency tree")
+    expect(r.err).toMatch(/Found: effect@4\./)
+    expect(r.err).toMatch(/from svc-batch@0\.1\.0/)
     expect(existsSync(join(app, "node_modules", "svc-batch"))).toBe(false)
   }, 120_000)
 })
