@@ -1,14 +1,21 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
+
+/** Tests that take minutes (installing the package from a clean clone): `slow.test.ts`. */
+const slow = "test/**/*.slow.test.ts"
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // A temporary root per run, removed at its end (test/temp-root.ts).
     globalSetup: ["test/temp-root.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests start their own emulators on port 0; two workers match the 2-core machines.
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // `npm test` (and .ci/run) run both; `npx vitest run --project unit` leaves the slow ones out.
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, slow] } },
+      { extends: true, test: { name: "slow", include: [slow] } }
+    ]
   }
 })

@@ -7,11 +7,31 @@
 // Entry of the `svc-batch` bin. Runs the compiled JavaScript in dist/ (built by `npm run build`,
 // which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
 // otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+
+// `npm run svc-batch -- plan nightly.yaml` runs this file in the package root, not where it was
+// typed; npm leaves that directory in INIT_CWD. For this package's own `svc-batch` script, go back
+// there, so that paths on the command line (and the .env file) are the user's, as with the
+// installed bin. `npm start` stays in the package root (its jobs/demo-moderation.yaml is relative
+// to it), as does any other package's script that runs `svc-batch` (npm's usual rule).
+const ownScript = () => {
+  try {
+    return realpathSync(process.env.npm_package_json) === realpathSync(join(root, "package.json"))
+  } catch {
+    return false
+  }
+}
+if (process.env.npm_lifecycle_event === "svc-batch" && process.env.INIT_CWD && process.env.npm_package_json && ownScript()) {
+  try {
+    process.chdir(process.env.INIT_CWD)
+  } catch {
+    // The directory is gone: stay in the package root.
+  }
+}
 const stamp = join(root, "dist", ".built")
 
 const newestSource = (dir) => {

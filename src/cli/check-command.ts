@@ -14,6 +14,7 @@ import { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
 import { Models } from "../service/limits.ts"
 import { describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { ExitCode } from "./exit-codes.ts"
 
 export interface Probe {
@@ -86,7 +87,7 @@ const unique = (probes: ReadonlyArray<Probe>) => [...new Map(probes.map((p) => [
 export const checkCommand = Command.make(
   "check",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("check what this job needs (default: every endpoint)"), Args.optional),
+    job: jobFileArg.pipe(Args.withDescription("check what this job needs (default: every endpoint)"), Args.optional),
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per probe"))
   },
   (o) =>

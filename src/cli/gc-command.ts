@@ -8,6 +8,7 @@ import { Console, Effect, Option } from "effect"
 import { Ledger, type GcResult } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
 import { stateOption } from "./state-option.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { lockJob } from "./job-lock.ts"
 import { ExitCode } from "./exit-codes.ts"
@@ -23,7 +24,7 @@ export const describeGc = (r: GcResult): string => {
 export const gcCommand = Command.make(
   "gc",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
     keepRuns: Options.integer("keep-runs").pipe(Options.withDescription("runs whose records are kept (default: the job's retention.runs)"), Options.optional),
     answerDays: Options.integer("answer-days").pipe(Options.withDescription("delete unused answers older than this (default: the job's retention.answerDays)"), Options.optional),

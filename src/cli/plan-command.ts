@@ -17,6 +17,7 @@ import { Ledger } from "../ledger/ledger.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
 import { ConfigError } from "./endpoint.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { thousands } from "../engine/thousands.ts"
 
 const fmt = thousands
@@ -75,7 +76,7 @@ export const planOf = (file: string, job: ResolvedJob) =>
 export const planCommand = Command.make(
   "plan",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     json: Options.boolean("json").pipe(Options.withDescription("print the plan as one JSON object"))
   },
   (o) =>

@@ -16,6 +16,7 @@ import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport, type ReportFiles } from "../report/write-report.ts"
 import type { RunReport } from "../report/run-report.ts"
 import { ConfigError } from "./endpoint.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { ExitCode } from "./exit-codes.ts"
 import { stateOption } from "./state-option.ts"
 
@@ -35,7 +36,7 @@ export const announceReport = (report: RunReport, files: ReportFiles, alerts: Re
 export const reportCommand = Command.make(
   "report",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
+    job: jobFileArg.pipe(Args.withDescription("the job file (YAML or JSON)")),
     state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional)
   },

@@ -9,12 +9,13 @@ import { Effect, Option } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { executeRun } from "./run-command.ts"
 
 export const retryCommand = Command.make(
   "retry",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
     maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional),

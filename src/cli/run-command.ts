@@ -20,6 +20,7 @@ import type { Format } from "../io/source.ts"
 import { sinks } from "../io/sinks/index.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { parseRpm } from "./emulator-command.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { ConfigError, describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { ExitCode } from "./exit-codes.ts"
 import { announceReport } from "./report-command.ts"
@@ -40,7 +41,7 @@ const formatOption = (name: string, what: string) =>
   Options.choice(name, InputFormat.literals).pipe(Options.withDescription(what), Options.optional)
 
 const options = {
-  job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file (YAML or JSON)")),
+  job: jobFileArg.pipe(Args.withDescription("the job file (YAML or JSON)")),
   input: Options.file("input").pipe(Options.withDescription("input file (overrides the job's)"), Options.optional),
   inputFormat: formatOption("input-format", "input format (default: from the extension)"),
   inputEncoding: Options.choice("input-encoding", Encoding.literals).pipe(

@@ -4,13 +4,14 @@ import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { viewsWithLock } from "./run-liveness.ts"
 import { runsTable } from "./run-view.ts"
 
 export const runsCommand = Command.make(
   "runs",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
     limit: Options.integer("limit").pipe(Options.withDescription("how many runs, newest first"), Options.withDefault(20)),
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per run"))

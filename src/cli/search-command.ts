@@ -16,6 +16,7 @@ import { batches, scoreBatch } from "../stages/rerank.ts"
 import { searchStore } from "../store/sqlite-vec.ts"
 import { type Hit, storeVectorColumn } from "../store/vector-store.ts"
 import { ConfigError, describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 
 const fail = (detail: string) => Effect.fail(new ConfigError({ detail }))
 
@@ -32,7 +33,7 @@ const excerpt = (text: string | null, width: number) => {
 export const searchCommand = Command.make(
   "search",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file whose store: to search")),
+    job: jobFileArg.pipe(Args.withDescription("the job file whose store: to search")),
     query: Args.text({ name: "query" }).pipe(Args.withDescription("the query text")),
     k: Options.integer("top-k").pipe(Options.withAlias("k"), Options.withDescription("how many nearest rows (-k for short)"), Options.withDefault(10)),
     rerank: Options.boolean("rerank").pipe(Options.withDescription("rerank the hits' texts with svc3-rerank (needs store.text)")),

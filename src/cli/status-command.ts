@@ -8,13 +8,14 @@ import { Console, Duration, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
+import { jobFileArg } from "./job-file-arg.ts"
 import { viewsWithLock } from "./run-liveness.ts"
 import { statusLines } from "./run-view.ts"
 
 export const statusCommand = Command.make(
   "status",
   {
-    job: Args.file({ name: "job-file", exists: "yes" }).pipe(Args.withDescription("the job file")),
+    job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
     json: Options.boolean("json").pipe(Options.withDescription("print the status as one JSON object")),

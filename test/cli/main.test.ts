@@ -1,6 +1,6 @@
 /** The `svc-batch` command line itself, as a real process: what a bad command line prints and its exit code. */
 import { describe, expect, it } from "@effect/vitest"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { tempDir } from "../engine/run-helpers.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
@@ -14,8 +14,8 @@ describe("svc-batch command line", () => {
     const p = spawnCli(["run", missing], clean)
     expect(await p.exited).toBe(2)
     expect(p.err()).not.toContain("[object Object]")
-    expect(p.err().match(/must exist/g)).toHaveLength(1)
-    expect(p.err()).toContain(missing)
+    expect(p.err().match(/no job file nope\.yaml in /g)).toHaveLength(1)
+    expect(p.err()).toContain(`no job file nope.yaml in ${dirname(missing)}`)
   })
 
   it("an unknown flag: exit 2, naming the flag", async () => {
