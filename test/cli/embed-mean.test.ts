@@ -3,25 +3,13 @@
  * run and of a rerun answered by the ledger, and equals what the store keeps (issue 25, item 10).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { openStoreDatabase } from "../../src/store/sqlite-vec.ts"
-import { StoreSettings } from "../../src/store/vector-store.ts"
 import { readJsonl, tempDir } from "../engine/run-helpers.ts"
+import { storedVector } from "../store/stored-vector.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
 const long = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} describes river ${i % 17} and the bridge at mile ${i * 3}.`).join(" ")
-
-const storedVector = (path: string, key: string): Array<number> => {
-  const db = openStoreDatabase(Schema.decodeUnknownSync(StoreSettings)({ path }), { create: false })
-  try {
-    const row = db.prepare("SELECT embedding FROM docs WHERE key = ?").get(key) as { embedding: Buffer }
-    return [...new Float32Array(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength / 4)]
-  } finally {
-    db.close()
-  }
-}
 
 describe("svc-batch run, embed with long: mean", () => {
   it("a fresh run and a rerun from the ledger write the chunked record's mean bit for bit alike, as the store keeps it", async () => {

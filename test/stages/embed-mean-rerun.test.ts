@@ -8,24 +8,13 @@ import { Effect, Schema } from "effect"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { embed, embeddingChunks } from "../../src/stages/embed.ts"
-import { openStoreDatabase } from "../../src/store/sqlite-vec.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
 import { KEY } from "../helpers.ts"
+import { storedVector } from "../store/stored-vector.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 
 const LIMIT = 1000
 const long = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} describes river ${i % 17} and the bridge at mile ${i * 3}.`).join(" ")
-
-/** The store's vector of a record, as it keeps it (Float32). */
-const storedVector = (store: StoreSettings, key: string): Array<number> => {
-  const db = openStoreDatabase(store, { create: false })
-  try {
-    const row = db.prepare("SELECT embedding FROM docs WHERE key = ?").get(key) as { embedding: Buffer }
-    return [...new Float32Array(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength / 4)]
-  } finally {
-    db.close()
-  }
-}
 
 describe("embed, long: mean", () => {
   it.scopedLive("a fresh run and a rerun from the ledger give a chunked record bit-identical vectors, in the output and the store", () =>
@@ -49,7 +38,7 @@ describe("embed, long: mean", () => {
       expect(rerun).toEqual(fresh)
       for (let d = 0; d < fresh!.length; d++) expect(Object.is(rerun![d], fresh![d])).toBe(true)
       // What the store keeps (Float32) is the output's vector exactly: it is Float32 already.
-      expect(storedVector(store, "long")).toEqual(fresh)
+      expect(storedVector(store.path, "long")).toEqual(fresh)
     })
   )
 })
