@@ -14,6 +14,7 @@
  * is already under way.
  */
 import { Deferred, Effect, Exit } from "effect"
+import { readFileSync } from "node:fs"
 import { notice } from "../engine/progress.ts"
 
 let hook: (() => void) | undefined
@@ -29,15 +30,31 @@ export const gracefulStop = Effect.gen(function* () {
   return Deferred.await(d)
 })
 
+/**
+ * Whether the parent process is npm itself (the one that relays signals to its child). npm's
+ * variables are inherited by every descendant (a test runner started by `npm test` or `npx`), so
+ * they alone would take a real second Ctrl-C for a relay there. npm names its process `npm run x`
+ * / `npm start`; where /proc is missing, the variables are all there is.
+ */
+const parentIsNpm = (): boolean => {
+  try {
+    const args = readFileSync(`/proc/${process.ppid}/cmdline`, "utf8").split("\0").filter((a) => a !== "")
+    return args.length > 0 && (/^npm( |$)/.test(args[0]!) || args.some((a) => /[\\/]npm-cli\.js$/.test(a)))
+  } catch {
+    return process.env.npm_lifecycle_event !== undefined
+  }
+}
+
 /** Installs the handlers; `interrupt` stops a command that has no hook. */
 export const installSignalHandlers = (interrupt: () => void) => {
   let count = 0
   const underNpm = process.env.npm_lifecycle_event !== undefined
+  const relaysFromParent = underNpm && parentIsNpm()
   const parent = process.ppid
   let last: { readonly signal: NodeJS.Signals; readonly at: number } | undefined
   const onSignal = (signal: NodeJS.Signals) => {
     const at = performance.now()
-    const relayed = underNpm && process.ppid === parent && last?.signal === signal && at - last.at < RELAY_WINDOW_MS
+    const relayed = relaysFromParent && process.ppid === parent && last?.signal === signal && at - last.at < RELAY_WINDOW_MS
     if (relayed) return
     last = { signal, at } // from the first of a pair: a press every half second is not all relays
     count++

@@ -88,16 +88,24 @@ describe("svc-batch run", () => {
     const input = writeCorpus(dir, 3000)
     const job = writeJob(dir, input, "  graceMs: 60000\n")
     const ledger = join(dir, ".svc-batch", "crash-test.ledger.sqlite")
-    const first = runCli([job], env())
-    while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 20))
-    first.child.kill("SIGINT")
-    await new Promise((r) => setTimeout(r, 30))
-    const t0 = Date.now()
-    first.child.kill("SIGINT")
-    expect(await first.exited).toBe(130)
-    expect(Date.now() - t0).toBeLessThan(2000)
-    expect(first.err()).toContain("second SIGINT")
-    const second = runCli([job], env())
+    // Answers that take seconds: the graceful stop the first SIGINT starts is still waiting for the
+    // requests in flight when the second arrives, however loaded the machine.
+    const slow = await emulatorFor({ latencyMs: 3000 })
+    try {
+      const first = runCli([job], { SVC_BASE_URL: slow.url, SVC_API_KEY: KEY })
+      while (doneInLedger(ledger) < 1) await new Promise((r) => setTimeout(r, 20))
+      first.child.kill("SIGINT")
+      await new Promise((r) => setTimeout(r, 30))
+      const t0 = Date.now()
+      first.child.kill("SIGINT")
+      expect(await first.exited).toBe(130)
+      expect(Date.now() - t0).toBeLessThan(2000)
+      expect(first.err()).toContain("second SIGINT")
+    } finally {
+      await slow.close()
+    }
+    // The ledger the hard exit left is usable (a new run: the slow emulator's answers are its own).
+    const second = runCli([job, "--new-run"], env())
     expect(await second.exited).toBe(0)
     expect(readJsonl(join(dir, "out", "result.jsonl"))).toHaveLength(3000)
   }, 90_000)

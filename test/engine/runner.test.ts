@@ -1,6 +1,6 @@
 /** The runner end to end against the emulator: faults, resume, cache modes, abort, outputs. */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Schema } from "effect"
+import { Deferred, Duration, Effect, Exit, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
@@ -322,14 +322,15 @@ describe("run origin", () => {
 describe("stop near the end of the input", () => {
   it.scopedLive("a stop after the whole input was read still leaves queued records for the next run", () =>
     Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 200 })
+      // The stop lands when the first answer is given (not after a time, which a loaded machine
+      // stretches): then at most 2 requests are in flight, and the rest wait.
+      const stop = yield* Deferred.make<void>()
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 200, onRequest: () => void Deferred.unsafeDone(stop, Exit.void) })
       const dir = tempDir()
       const input = writeCorpus(dir, 16)
-      const stop = yield* Deferred.make<void>()
-      yield* Effect.forkScoped(Effect.sleep(Duration.millis(300)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined))))
       // 8 workers and a queue of 8 hold all 16 records at once: the reader is done before the stop.
       // Two requests at a time of 200 ms each: 1.6 s for all, so the stop lands with 8 queued and
-      // 6 started but still waiting for the limiter: only the 2 in flight are answered and kept.
+      // 6 started but still waiting for the limiter: only the ones in flight are answered and kept.
       const first = yield* runOnce({ dir, input, emulator, overrides: { recordConcurrency: 8, maxConcurrency: 2, stop: Deferred.await(stop), grace: Duration.seconds(10) } })
       expect(first.summary.status).toBe("interrupted")
       expect(first.summary.done).toBeGreaterThanOrEqual(2)
