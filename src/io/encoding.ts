@@ -15,6 +15,7 @@
 import { Schema } from "effect"
 import { isUtf8 } from "node:buffer"
 import { createReadStream } from "node:fs"
+import { traceRead } from "./read-trace.ts"
 import { createRequire } from "node:module"
 import { Transform, type Readable } from "node:stream"
 
@@ -70,6 +71,7 @@ const utf8Checker = (invalidLines: Set<number>) => {
 }
 
 export const openDecoded = (path: string, encoding: Encoding, highWaterMark = 256 * 1024): DecodedInput => {
+  traceRead("records", path)
   const file = createReadStream(path, { highWaterMark })
   if (encoding === "utf-8") {
     const invalidLines = new Set<number>()
