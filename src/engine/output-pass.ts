@@ -24,6 +24,7 @@ import { StoreOwned } from "../store/store-owner.ts"
 import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn } from "../store/vector-store.ts"
 import { InputChanged, type InputGuard } from "./input-guard.ts"
 import { sourceColumns, sourceTypes } from "../io/input-access.ts"
+import type { RowTally } from "./row-tally.ts"
 
 export class OutputError extends Data.TaggedError("OutputError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -155,7 +156,7 @@ export interface OutputWriter {
  * `guard`, when given, is checked before anything is committed: an input changed meanwhile fails.
  */
 export const openOutputWriter = (
-  settings: Pick<RunSettings, "job" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
+  settings: Pick<RunSettings, "job" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn" | "tallies">,
   /** The input's columns when the source does not declare them (JSONL): every key met while reading. */
   columns: { readonly declared: ReadonlyArray<string> | undefined; readonly inputTypes: InputTypes | undefined },
   guard?: InputGuard,
@@ -182,6 +183,8 @@ export const openOutputWriter = (
       const value = v === undefined || v === null ? null : typeof v === "string" ? v : JSON.stringify(v)
       counted.set(value, (counted.get(value) ?? 0) + 1)
     }
+    // Fresh for this writer: one given up (an inline output) leaves nothing counted.
+    const tallies: ReadonlyArray<RowTally> = (settings.tallies ?? []).map((make) => make())
     let sink: RowSink | undefined
     // The sink opens at the first record: JSONL input declares no columns, its first record does.
     // Suspended: a chunk's steps are all made before the first runs.
@@ -267,6 +270,7 @@ export const openOutputWriter = (
         }
         const stored = outcomes[next++]
         if (countColumn !== undefined && stored !== undefined && stored.outcome._tag === "Done") count(stored.outcome.output)
+        if (stored !== undefined) for (const t of tallies) t.add(item.fields, stored)
         const row = plainRow(item, stored)
         if (row !== undefined) {
           first ??= item.fields
@@ -289,6 +293,7 @@ export const openOutputWriter = (
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
+      for (const t of tallies) t.commit()
       const columnCounts = countColumn === undefined ? {} : { columnCounts: [...counted].map(([value, n]) => ({ value, n })) }
       return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts, ...(storeChanges !== undefined ? { store: storeChanges } : {}) }
     })
@@ -300,7 +305,7 @@ export const openOutputWriter = (
  * effect beside it (the run's records in ordinal order), into the output writer.
  */
 export const writeOutputs = (
-  settings: Pick<RunSettings, "job" | "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
+  settings: Pick<RunSettings, "job" | "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn" | "tallies">,
   runId: number,
   guard?: InputGuard,
   duplicates: ReadonlyMap<string, { readonly first: number }> = new Map()

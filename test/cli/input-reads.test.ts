@@ -24,8 +24,9 @@ describe("input reads of a run", () => {
     expect(run.out()).toContain("report")
     const reads = readFileSync(trace, "utf8").split("\n").filter((l) => l.endsWith(`\t${input}`)).map((l) => l.split("\t")[0])
     // The fingerprint, the processing pass; with a store the output is not written inline: the
-    // input's check, the output pass, the check before the commit; then the report's own read.
-    // The goal is 3: the fingerprint, the processing pass and the check before the commit.
-    expect(reads).toEqual(["bytes", "records", "bytes", "records", "bytes", "records"])
+    // input's check, the output pass, the check before the commit. The report is tallied as the
+    // output is written (before: a sixth read of its own). The goal is 3: the fingerprint, the
+    // processing pass and the check before the commit.
+    expect(reads).toEqual(["bytes", "records", "bytes", "records", "bytes"])
   }, 60_000)
 })
