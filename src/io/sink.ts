@@ -33,10 +33,18 @@ export interface RowSink {
   readonly commit: Effect.Effect<void, SinkError>
 }
 
+/**
+ * What a sink needs to know of the input before it can open: `nothing` (each row carries its
+ * own keys), its `columns` (a header written first), or also their `types` (a typed schema).
+ * A run writes its output as it goes only when the input tells this before its end.
+ */
+export type SinkNeeds = "nothing" | "columns" | "types"
+
 export interface SinkAdapter {
   readonly name: string
   /** File extensions that choose this sink when no format is given. */
   readonly extensions: ReadonlyArray<string>
+  readonly needs: SinkNeeds
   readonly open: (spec: SinkSpec) => Effect.Effect<RowSink, SinkError, Scope.Scope>
   /**
    * Checks, before any request is sent, that the output can be written: `sample` is the input's

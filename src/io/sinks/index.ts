@@ -12,6 +12,7 @@ const loadParquet = Effect.promise(() => import("./parquet.ts"))
 const lazyParquetSink: SinkAdapter = {
   name: "parquet",
   extensions: [".parquet"],
+  needs: "types",
   open: (spec) => Effect.flatMap(loadParquet, (m) => m.parquetSink.open(spec)),
   check: (spec, sample) => Effect.flatMap(loadParquet, (m) => m.parquetSink.check?.(spec, sample) ?? Effect.succeed([]))
 }
