@@ -11,14 +11,13 @@ import { outcomesReader } from "./outcome-reader.ts"
 import { isAnswerRef, type FailureInfo, type RecordOutput } from "../ledger/stored.ts"
 import type { RowSink, SinkError } from "../io/sink.ts"
 import type { SourceError, SourceItem, SourceRecord } from "../io/source.ts"
-import { sinkFor } from "../io/sinks/index.ts"
+import { sinkFor, vectorStoreFor } from "../io/sinks/index.ts"
 import { jsonlFile } from "../io/sinks/jsonl.ts"
 import type { Column } from "../io/columns.ts"
 import type { InputTypes } from "../io/input-types.ts"
 import type { RunSettings } from "./runner.ts"
 import type { Row } from "./stage.ts"
 import { createHash } from "node:crypto"
-import { openStoreWriter } from "../store/sqlite-vec.ts"
 import { lockStore, type StoreBusy } from "../store/store-lock.ts"
 import { StoreOwned } from "../store/store-owner.ts"
 import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn } from "../store/vector-store.ts"
@@ -63,11 +62,13 @@ const openStore = (job: string, settings: StoreSettings, columns: ReadonlyArray<
   Effect.gen(function* () {
     const target = storeVectorColumn(settings, columns)
     if (typeof target === "string") return yield* new OutputError({ path: settings.path, detail: target })
+    const adapter = vectorStoreFor(settings.format)
+    if (adapter === undefined) return yield* new OutputError({ path: settings.path, detail: `no vector store named ${settings.format}` })
     // Another process writing the same store file (another job's table, or this job with another ledger) goes first.
     yield* lockStore(settings.path)
     const writer = yield* Effect.acquireRelease(
       Effect.try({
-        try: () => openStoreWriter(settings, target.dim, { job, beforeCommit: guard?.quickCheck }),
+        try: () => adapter.openWriter(settings, target.dim, { job, beforeCommit: guard?.quickCheck }),
         catch: (e) => (e instanceof StoreOwned ? e : new OutputError({ path: settings.path, detail: (e as Error).message }))
       }),
       (w) => Effect.sync(() => w.close())
