@@ -70,8 +70,9 @@ const utf8Checker = (invalidLines: Set<number>) => {
   })
 }
 
-export const openDecoded = (path: string, encoding: Encoding, highWaterMark = 256 * 1024): DecodedInput => {
-  traceRead("records", path)
+/** `header`: only the first line is read (a CSV header), not the whole file. */
+export const openDecoded = (path: string, encoding: Encoding, highWaterMark = 256 * 1024, header = false): DecodedInput => {
+  traceRead(header ? "header" : "records", path)
   const file = createReadStream(path, { highWaterMark })
   if (encoding === "utf-8") {
     const invalidLines = new Set<number>()

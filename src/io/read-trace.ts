@@ -8,6 +8,7 @@ import { appendFileSync } from "node:fs"
 // Read once: the check on each read is then one comparison.
 const target = process.env.SVC_BATCH_TRACE_READS
 
-export const traceRead = (kind: "bytes" | "records", path: string): void => {
+/** `bytes`: the file hashed whole; `records`: read whole as records; `header`: its first line only. */
+export const traceRead = (kind: "bytes" | "records" | "header", path: string): void => {
   if (target !== undefined && target !== "") appendFileSync(target, `${kind}\t${path}\n`)
 }
