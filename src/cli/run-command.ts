@@ -28,6 +28,7 @@ import { describeGc } from "./gc-command.ts"
 import { planLines, planOf } from "./plan-command.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
+import { reportTallyOfOutput } from "../report/report-tally.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { gracefulStop } from "./shutdown.ts"
 import { logFormat } from "./log-format.ts"
@@ -156,6 +157,8 @@ export const executeRun = (o: RunInput) =>
       const inputFormat = job.input.format
       const state = job.state
 
+      // The report tallied as the output is written: no read of the input of its own.
+      const reportTally = job.job.report.enabled ? reportTallyOfOutput(reportOptionsFor(pipeline, job.job.report)) : undefined
       const stats = new RunStats()
       const stop = yield* gracefulStop
       // After a stop the line says so (and shows no ETA) until the records in flight are done.
@@ -194,6 +197,7 @@ export const executeRun = (o: RunInput) =>
             store: job.store,
             idField: job.input.id,
             countColumn: verdictColumn,
+            tallies: reportTally === undefined ? [] : [reportTally.tally],
             cache: job.cache,
             retryFailed: o.retryFailed,
             recordConcurrency: job.limits.records,
@@ -258,11 +262,11 @@ export const executeRun = (o: RunInput) =>
           }
           process.exitCode = summary.failed + summary.readRejects + notProcessed + (dup?.rejected ?? 0) > 0 ? ExitCode.failedRecords : ExitCode.ok
           if (job.job.report.enabled) {
-            // Built from the ledger and the input this run just read: no request.
+            // Built from the ledger and the tally of the output just written (else the input read again): no request.
             const report = yield* Effect.gen(function* () {
               const ledger = yield* Ledger
               const run = yield* ledger.run(summary.runId)
-              return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), openSource(input, inputFormat, job.input.encoding, job.input))
+              return yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, job.job.report), reportTally?.committed() ?? openSource(input, inputFormat, job.input.encoding, job.input))
             }).pipe(Effect.provide(Ledger.layer({ path: state })))
             const files = reportFiles(summary.outputPath ?? job.output.path)
             yield* writeReport(report, files)

@@ -13,7 +13,7 @@ import { TextService } from "../service/client.ts"
 import { Models } from "../service/limits.ts"
 import { EmbeddingTaskType } from "../service/schemas/endpoints.ts"
 import { batches, scoreBatch } from "../stages/rerank.ts"
-import { searchStore } from "../store/sqlite-vec.ts"
+import { vectorStoreFor } from "../io/sinks/index.ts"
 import { type Hit, storeVectorColumn } from "../store/vector-store.ts"
 import { ConfigError, describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { jobFileArg } from "./job-file-arg.ts"
@@ -53,6 +53,8 @@ export const searchCommand = Command.make(
       const pipeline = yield* pipelineForJob(o.job, job.job)
       const target = storeVectorColumn(store, pipeline.columns)
       if (typeof target === "string") return yield* fail(`${o.job}: ${target}`)
+      const vectorStore = vectorStoreFor(store.format)
+      if (vectorStore === undefined) return yield* fail(`${o.job}: store.format: no vector store named ${store.format}`)
       if (!existsSync(store.path)) return yield* fail(`${store.path}: no vector store yet: run the job first (svc-batch run ${o.job})`)
       if (o.rerank && store.text === undefined) return yield* fail(`${o.job}: --rerank needs the hits' texts: set store.text`)
       const feeder = pipeline.stages.find((s) => s.columns.some((c) => c.name === target.column))
@@ -63,7 +65,7 @@ export const searchCommand = Command.make(
         if (!o.json) yield* Console.error(`svc-batch search ${job.name} — ${describeEndpoint(endpoint)}`)
         const svc = yield* TextService
         const embedded = yield* svc.embed({ input: o.query, task_type: o.taskType, model })
-        const hits = yield* Effect.try({ try: () => searchStore(store, embedded.data[0].embedding, o.k), catch: (e) => new ConfigError({ detail: (e as Error).message }) })
+        const hits = yield* Effect.try({ try: () => vectorStore.search(store, embedded.data[0].embedding, o.k), catch: (e) => new ConfigError({ detail: (e as Error).message }) })
         if (!o.rerank || hits.length === 0) return hits as ReadonlyArray<Result>
         const scored = hits.filter((h) => h.text !== null && h.text.trim() !== "")
         const scores = yield* Effect.forEach(batches(scored), (group) =>

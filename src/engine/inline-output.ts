@@ -14,6 +14,7 @@
 import { Effect, Exit, Scope } from "effect"
 import type { SourceItem } from "../io/source.ts"
 import { sourceTypes } from "../io/input-access.ts"
+import { sinkFor } from "../io/sinks/index.ts"
 import type { Ledger, StoredRecord } from "../ledger/ledger.ts"
 import { approximateBytes } from "./byte-gate.ts"
 import type { InputGuard } from "./input-guard.ts"
@@ -192,10 +193,10 @@ export const makeInlineOutput = (
 }
 
 /**
- * Whether the sink can be opened before the whole input is read: it needs the input's columns
- * (JSONL output takes each record's own; CSV the header's) and, for a typed sink, the input's
- * types. A JSONL input gives neither before its end, so its CSV or Parquet output, and a store
- * (which drops later records with an id met before), are written by the output pass.
+ * Whether the sink can be opened before the whole input is read: what the sink needs of the
+ * input (nothing; its columns; also their types) is known before its end. A JSONL input gives
+ * neither columns nor types, so its CSV or Parquet output, and a store (which drops later records
+ * with an id met before), are written by the output pass.
  */
 export const inlineOutputFits = (
   settings: Pick<RunSettings, "output" | "store">,
@@ -203,9 +204,16 @@ export const inlineOutputFits = (
   knownTypes: boolean
 ): boolean => {
   if (settings.store !== undefined) return false
-  if (settings.output.format === "jsonl") return true
-  if (declared === undefined) return false
-  return settings.output.format === "csv" || knownTypes
+  switch (sinkFor(settings.output.format)?.needs) {
+    case "nothing":
+      return true
+    case "columns":
+      return declared !== undefined
+    case "types":
+      return declared !== undefined && knownTypes
+    default:
+      return false
+  }
 }
 
 /**

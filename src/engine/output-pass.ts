@@ -11,19 +11,19 @@ import { outcomesReader } from "./outcome-reader.ts"
 import { isAnswerRef, type FailureInfo, type RecordOutput } from "../ledger/stored.ts"
 import type { RowSink, SinkError } from "../io/sink.ts"
 import type { SourceError, SourceItem, SourceRecord } from "../io/source.ts"
-import { sinkFor } from "../io/sinks/index.ts"
+import { sinkFor, vectorStoreFor } from "../io/sinks/index.ts"
 import { jsonlFile } from "../io/sinks/jsonl.ts"
 import type { Column } from "../io/columns.ts"
 import type { InputTypes } from "../io/input-types.ts"
 import type { RunSettings } from "./runner.ts"
 import type { Row } from "./stage.ts"
 import { createHash } from "node:crypto"
-import { openStoreWriter } from "../store/sqlite-vec.ts"
 import { lockStore, type StoreBusy } from "../store/store-lock.ts"
 import { StoreOwned } from "../store/store-owner.ts"
 import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn } from "../store/vector-store.ts"
 import { InputChanged, type InputGuard } from "./input-guard.ts"
 import { sourceColumns, sourceTypes } from "../io/input-access.ts"
+import type { RowTally } from "./row-tally.ts"
 
 export class OutputError extends Data.TaggedError("OutputError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -62,11 +62,13 @@ const openStore = (job: string, settings: StoreSettings, columns: ReadonlyArray<
   Effect.gen(function* () {
     const target = storeVectorColumn(settings, columns)
     if (typeof target === "string") return yield* new OutputError({ path: settings.path, detail: target })
+    const adapter = vectorStoreFor(settings.format)
+    if (adapter === undefined) return yield* new OutputError({ path: settings.path, detail: `no vector store named ${settings.format}` })
     // Another process writing the same store file (another job's table, or this job with another ledger) goes first.
     yield* lockStore(settings.path)
     const writer = yield* Effect.acquireRelease(
       Effect.try({
-        try: () => openStoreWriter(settings, target.dim, { job, beforeCommit: guard?.quickCheck }),
+        try: () => adapter.openWriter(settings, target.dim, { job, beforeCommit: guard?.quickCheck }),
         catch: (e) => (e instanceof StoreOwned ? e : new OutputError({ path: settings.path, detail: (e as Error).message }))
       }),
       (w) => Effect.sync(() => w.close())
@@ -155,7 +157,7 @@ export interface OutputWriter {
  * `guard`, when given, is checked before anything is committed: an input changed meanwhile fails.
  */
 export const openOutputWriter = (
-  settings: Pick<RunSettings, "job" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
+  settings: Pick<RunSettings, "job" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn" | "tallies">,
   /** The input's columns when the source does not declare them (JSONL): every key met while reading. */
   columns: { readonly declared: ReadonlyArray<string> | undefined; readonly inputTypes: InputTypes | undefined },
   guard?: InputGuard,
@@ -182,6 +184,8 @@ export const openOutputWriter = (
       const value = v === undefined || v === null ? null : typeof v === "string" ? v : JSON.stringify(v)
       counted.set(value, (counted.get(value) ?? 0) + 1)
     }
+    // Fresh for this writer: one given up (an inline output) leaves nothing counted.
+    const tallies: ReadonlyArray<RowTally> = (settings.tallies ?? []).map((make) => make())
     let sink: RowSink | undefined
     // The sink opens at the first record: JSONL input declares no columns, its first record does.
     // Suspended: a chunk's steps are all made before the first runs.
@@ -267,6 +271,7 @@ export const openOutputWriter = (
         }
         const stored = outcomes[next++]
         if (countColumn !== undefined && stored !== undefined && stored.outcome._tag === "Done") count(stored.outcome.output)
+        if (stored !== undefined) for (const t of tallies) t.add(item.fields, stored)
         const row = plainRow(item, stored)
         if (row !== undefined) {
           first ??= item.fields
@@ -289,6 +294,7 @@ export const openOutputWriter = (
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
+      for (const t of tallies) t.commit()
       const columnCounts = countColumn === undefined ? {} : { columnCounts: [...counted].map(([value, n]) => ({ value, n })) }
       return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts, ...(storeChanges !== undefined ? { store: storeChanges } : {}) }
     })
@@ -300,7 +306,7 @@ export const openOutputWriter = (
  * effect beside it (the run's records in ordinal order), into the output writer.
  */
 export const writeOutputs = (
-  settings: Pick<RunSettings, "job" | "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn">,
+  settings: Pick<RunSettings, "job" | "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn" | "tallies">,
   runId: number,
   guard?: InputGuard,
   duplicates: ReadonlyMap<string, { readonly first: number }> = new Map()

@@ -31,6 +31,7 @@ import { makeInputGuard } from "./input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
 import { sourceColumns } from "../io/input-access.ts"
 import { checkInputColumns } from "./input-columns.ts"
+import type { RowTallies } from "./row-tally.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -57,6 +58,8 @@ export interface RunSettings {
    * verdict): the summary's `columnCounts`, with no query over every record of the run afterwards.
    */
   readonly countColumn?: string | undefined
+  /** Consumers of the output's rows (the report's tally): every record joined with its outcome. */
+  readonly tallies?: RowTallies | undefined
   readonly cache: CacheMode
   readonly retryFailed: boolean
   /** Records in progress at once. */

@@ -63,7 +63,7 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
     // The header line alone (a file with a header and no rows still declares its columns).
     columns: () =>
       new Promise<ReadonlyArray<string> | undefined>((resolve, reject) => {
-        const input = openDecoded(path, encoding).stream
+        const input = openDecoded(path, encoding, undefined, true).stream
         const parser = parse({ bom: true, to_line: 1, relax_column_count: true, max_record_size: MAX_RECORD_BYTES })
         let header: ReadonlyArray<string> | undefined
         input.on("error", reject)

@@ -15,6 +15,7 @@
 import { Schema } from "effect"
 import { isUtf8 } from "node:buffer"
 import { createReadStream } from "node:fs"
+import { traceRead } from "./read-trace.ts"
 import { createRequire } from "node:module"
 import { Transform, type Readable } from "node:stream"
 
@@ -69,7 +70,9 @@ const utf8Checker = (invalidLines: Set<number>) => {
   })
 }
 
-export const openDecoded = (path: string, encoding: Encoding, highWaterMark = 256 * 1024): DecodedInput => {
+/** `header`: only the first line is read (a CSV header), not the whole file. */
+export const openDecoded = (path: string, encoding: Encoding, highWaterMark = 256 * 1024, header = false): DecodedInput => {
+  traceRead(header ? "header" : "records", path)
   const file = createReadStream(path, { highWaterMark })
   if (encoding === "utf-8") {
     const invalidLines = new Set<number>()

@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
+import { traceRead } from "./read-trace.ts"
 
 const QUOTE = 34
 const NEWLINE = 10
@@ -29,6 +30,7 @@ export const fingerprintFile = async (
   let last = NEWLINE
   let inQuotes = false
   let physical = 0
+  traceRead("bytes", path)
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     hash.update(chunk)
     bytes += chunk.length

@@ -11,6 +11,7 @@ import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetS
 import { compressors } from "hyparquet-compressors"
 import { Effect, Stream } from "effect"
 import { type Source, SourceError, type SourceItem, toPlain } from "./source.ts"
+import { traceRead } from "./read-trace.ts"
 
 /** Bytes a string column held that are not UTF-8 (kept to be named, never sent). */
 class InvalidUtf8 {
@@ -62,6 +63,7 @@ const toItem = (row: Record<string, unknown>, ordinal: number, blobColumns: Read
 export const parquetSource = (path: string): Source => {
   const open = Effect.tryPromise({
     try: async () => {
+      traceRead("records", path)
       const file = await asyncBufferFromFile(path)
       const metadata = await parquetMetadataAsync(file)
       return { file, metadata }

@@ -1,12 +1,14 @@
 /**
- * The sink port: where the enriched dataset goes. An adapter (csv, jsonl, parquet today; a vector
- * store next) is chosen by name from `sinks/index.ts`, so a new sink never edits the runner.
+ * The sink port: where the enriched dataset goes, and the vector store beside it. An adapter (csv,
+ * jsonl, parquet; sqlite-vec for vectors) is chosen by name from `sinks/index.ts`, so a new sink
+ * or store never edits the runner.
  * Writes are atomic: a sink opened in a scope that closes without `commit` leaves nothing at the
  * destination (a file sink writes a temporary file beside it and renames it on commit).
  */
 import { Data, type Effect, type Scope } from "effect"
 import type { Column } from "./columns.ts"
 import type { InputTypes } from "./input-types.ts"
+import type { Hit, StoreSettings, StoreWriter } from "../store/vector-store.ts"
 
 export class SinkError extends Data.TaggedError("SinkError")<{ readonly path: string; readonly detail: string }> {
   override get message() {
@@ -33,10 +35,18 @@ export interface RowSink {
   readonly commit: Effect.Effect<void, SinkError>
 }
 
+/**
+ * What a sink needs to know of the input before it can open: `nothing` (each row carries its
+ * own keys), its `columns` (a header written first), or also their `types` (a typed schema).
+ * A run writes its output as it goes only when the input tells this before its end.
+ */
+export type SinkNeeds = "nothing" | "columns" | "types"
+
 export interface SinkAdapter {
   readonly name: string
   /** File extensions that choose this sink when no format is given. */
   readonly extensions: ReadonlyArray<string>
+  readonly needs: SinkNeeds
   readonly open: (spec: SinkSpec) => Effect.Effect<RowSink, SinkError, Scope.Scope>
   /**
    * Checks, before any request is sent, that the output can be written: `sample` is the input's
@@ -50,4 +60,19 @@ export interface SinkAdapter {
 export const addedColumns = (spec: SinkSpec): ReadonlyArray<Column> => {
   const input = new Set(spec.inputColumns)
   return spec.outputColumns.filter((c) => !input.has(c.name))
+}
+
+/**
+ * A vector store: the records' vectors (with a text and metadata) kept in step with the source by
+ * record key, written beside the dataset and searched by `svc-batch search`. Writes are batched
+ * transactions; `hooks.beforeCommit` may refuse one (the input changed). A store table belongs to
+ * one job: opening another job's fails with StoreOwned.
+ */
+export interface VectorStoreAdapter {
+  readonly name: string
+  readonly openWriter: (settings: StoreSettings, dim: number, hooks: { readonly job: string; readonly beforeCommit?: () => void }) => StoreWriter
+  /** The `k` rows nearest to `vector`, nearest first. */
+  readonly search: (settings: StoreSettings, vector: ReadonlyArray<number>, k: number) => ReadonlyArray<Hit>
+  /** Rows in the store's table (0 when there is none yet). */
+  readonly size: (settings: StoreSettings) => number
 }

@@ -9,6 +9,9 @@ import { outcomeReader } from "../engine/outcome-reader.ts"
 import { Ledger, type LedgerService, type Run, type StoredRecord } from "../ledger/ledger.ts"
 import { Categories, CategoryCodes, isCategoryCode } from "../service/moderation.ts"
 import type { ModerationSection, RunReport } from "./run-report.ts"
+import { codesOf, makeReportTally, type ReportTally, tally } from "./report-tally.ts"
+
+const isTally = (from: Source | ReportTally): from is ReportTally => "_tag" in from && from._tag === "ReportTally"
 
 export class ReportError extends Data.TaggedError("ReportError")<{ readonly detail: string }> {
   override get message() {
@@ -70,22 +73,6 @@ const outcomes = (ledger: LedgerService, runId: number, input: Source | undefine
   )
 }
 
-const codesOf = (value: unknown): ReadonlyArray<string> =>
-  typeof value === "string" && value !== "" ? value.split(",").map((c) => c.trim()).filter((c) => c !== "") : []
-
-const excerptOf = (fields: Readonly<Record<string, unknown>> | undefined, options: ReportOptions): string | undefined => {
-  if (fields === undefined || options.excerpt <= 0) return undefined
-  const text = options.textColumns
-    .map((c) => fields[c])
-    .filter((v) => v !== undefined && v !== null && v !== "")
-    .map(String)
-    .join(" / ")
-    .replace(/\s+/g, " ")
-    .trim()
-  const chars = [...text]
-  return chars.length <= options.excerpt ? text : `${chars.slice(0, options.excerpt).join("")}…`
-}
-
 /** The flagged keys (harmful) of a run, with their categories, from the ledger alone. */
 const flaggedOf = (ledger: LedgerService, runId: number, verdictColumn: string, categoriesColumn: string) =>
   outcomes(ledger, runId, undefined).pipe(
@@ -98,68 +85,24 @@ const flaggedOf = (ledger: LedgerService, runId: number, verdictColumn: string, 
     })
   )
 
-const tally = <K>(map: Map<K, number>, key: K, by = 1) => map.set(key, (map.get(key) ?? 0) + by)
-
-export const buildReport = (run: Run, options: ReportOptions, input: Source | undefined) =>
+/**
+ * `from`: the tally the run's output fed as it wrote each row (no read here), else the input
+ * (read beside the ledger's outcomes when it is still the file the run read), else the ledger alone.
+ */
+export const buildReport = (run: Run, options: ReportOptions, from: Source | ReportTally | undefined) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const verdictColumn = `${options.moderationPrefix}verdict`
     const categoriesColumn = `${options.moderationPrefix}categories`
-    const rawColumn = `${options.moderationPrefix}raw`
 
-    let done = 0
-    let failed = 0
-    let moderated = 0
-    const verdicts = new Map<string, number>()
-    const categories = new Map<string, number>()
-    const pairs = new Map<string, number>()
-    const breakdown = new Map<string, { records: number; harmful: number }>()
-    const failures = new Map<string, { stage: string; status: string; count: number; example: string }>()
-    const flagged: Array<Flagged> = []
-    const warnings: Array<{ key: string; warning: string }> = []
-    const chunked: Array<{ key: string; requests: number }> = []
-
-    yield* outcomes(ledger, run.id, input).pipe(
-      Stream.runForEach((o) =>
-        Effect.sync(() => {
-          const outcome = o.record.outcome
-          if (outcome._tag === "Failed") {
-            failed++
-            const k = `${outcome.error.stage}\u0000${outcome.error.status}`
-            const f = failures.get(k) ?? { stage: outcome.error.stage, status: outcome.error.status, count: 0, example: outcome.error.message }
-            f.count++
-            failures.set(k, f)
-            return
-          }
-          done++
-          const row = outcome.output.rows[0] ?? {}
-          if (outcome.output.keys.length > 1) chunked.push({ key: o.record.key, requests: outcome.output.keys.length })
-          const warning = row[options.warningsColumn]
-          if (typeof warning === "string" && warning !== "") warnings.push({ key: o.record.key, warning })
-          const verdict = row[verdictColumn]
-          if (typeof verdict !== "string") return
-          moderated++
-          tally(verdicts, verdict)
-          const codes = codesOf(row[categoriesColumn])
-          if (options.breakdown !== undefined && o.fields !== undefined) {
-            const value = String(o.fields[options.breakdown] ?? "(none)")
-            const b = breakdown.get(value) ?? { records: 0, harmful: 0 }
-            b.records++
-            if (verdict === "harmful") b.harmful++
-            breakdown.set(value, b)
-          }
-          if (verdict === "harmful") {
-            for (const c of codes) tally(categories, c)
-            for (let a = 0; a < codes.length; a++) for (let b = a + 1; b < codes.length; b++) tally(pairs, `${codes[a]}+${codes[b]}`)
-          }
-          if (verdict !== "safe" && flagged.length < options.maxListed) {
-            const excerpt = excerptOf(o.fields, options)
-            const raw = verdict === "unparsed" ? row[rawColumn] : undefined
-            flagged.push({ key: o.record.key, verdict, categories: codes, ...(excerpt !== undefined ? { excerpt } : {}), ...(typeof raw === "string" ? { raw } : {}) })
-          }
-        })
-      )
-    )
+    const fed = from !== undefined && isTally(from) ? from : undefined
+    const input = fed === undefined ? (from as Source | undefined) : undefined
+    const tallied = fed ?? makeReportTally(options, input !== undefined)
+    if (fed === undefined) yield* outcomes(ledger, run.id, input).pipe(Stream.runForEach((o) => Effect.sync(() => tallied.add(o.record, o.fields))))
+    const { verdicts, categories, pairs, breakdown, failures, flagged, warnings, chunked } = tallied
+    const done = tallied.done()
+    const failed = tallied.failed()
+    const moderated = tallied.moderated()
 
     const harmful = verdicts.get("harmful") ?? 0
     const categoryRows: Array<Mutable<ModerationSection["categories"][number]>> = CategoryCodes.filter((c) => categories.has(c)).map((code) => ({
@@ -214,7 +157,7 @@ export const buildReport = (run: Run, options: ReportOptions, input: Source | un
         empty: verdicts.get("empty") ?? 0,
         categories: categoryRows,
         cooccurring: [...pairs].sort((a, b) => b[1] - a[1]).map(([codes, count]) => ({ codes, count })),
-        ...(options.breakdown !== undefined && input !== undefined
+        ...(options.breakdown !== undefined && tallied.withInput
           ? {
               breakdown: {
                 column: options.breakdown,
@@ -237,7 +180,7 @@ export const buildReport = (run: Run, options: ReportOptions, input: Source | un
       finishedAt: run.finishedAt,
       durationMs: run.finishedAt !== null ? run.finishedAt - run.startedAt : null,
       service: run.service,
-      inputAvailable: input !== undefined,
+      inputAvailable: tallied.withInput,
       records: { total: done + failed + stats.readRejects, done, failed, unreadable: stats.readRejects },
       failures: [...failures.values()].sort((a, b) => b.count - a.count),
       requests: stats.requests,

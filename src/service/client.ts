@@ -242,6 +242,34 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
 
   /** A TextService configured from SVC_BASE_URL / SVC_API_KEY (environment, then `.env`). */
   static readonly layerFromEnv = TextService.Default.pipe(Layer.provide(httpClientLayer), Layer.provide(layerFromEnv))
+
+  /**
+   * A TextService for tests and benches: the given operations, and every other one dies naming
+   * itself, so a test that reaches an operation it did not expect says which instead of failing
+   * on `undefined is not a function`.
+   */
+  static readonly makeTest = (operations: Partial<TextServiceOperations>): TextService =>
+    TextService.make({ ...unimplemented, ...operations } as TextServiceOperations)
+
+  /** `makeTest` as a layer. */
+  static readonly layerTest = (operations: Partial<TextServiceOperations>): Layer.Layer<TextService> =>
+    Layer.succeed(TextService, TextService.makeTest(operations))
+}
+
+/** The operations of the service (the class's instance minus Effect's tag). */
+export type TextServiceOperations = Omit<TextService, "_tag">
+
+const dies = (name: string) => () => Effect.dieMessage(`TextService.${name} is not implemented by this test service`)
+const unimplemented: TextServiceOperations = {
+  chat: dies("chat"),
+  chatStream: () => Stream.dieMessage("TextService.chatStream is not implemented by this test service"),
+  chatStreamed: dies("chatStreamed"),
+  chatJson: dies("chatJson"),
+  chatWithTools: dies("chatWithTools"),
+  moderate: dies("moderate"),
+  rerank: dies("rerank"),
+  embed: dies("embed"),
+  translate: dies("translate")
 }
 
 export { ModerationParseError }

@@ -33,8 +33,8 @@ const completion = (model: string) => ({
   choices: [{ index: 0, message: { role: "assistant", content: formatVerdict([]), tool_calls: [] }, finish_reason: "stop" }],
   usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 }
 })
-// The cast: the moderation stage calls only `chat`; the rest of the service is never reached.
-const fakeService = Layer.succeed(TextService, TextService.make({ chat: (input: { readonly model: string }) => nextTurn(completion(input.model)) } as unknown as TextService))
+// The moderation stage calls only `chat`; any other operation would die naming itself.
+const fakeService = TextService.layerTest({ chat: (input) => nextTurn(completion(input.model)) })
 const pipeline = Either.getOrThrow(makePipeline("overhead", "moderation, fake service", [moderate({ fields: ["text"] })]))
 const rpm = { "*": 1_000_000_000 }
 const indices = (from: number, count: number) => Array.from({ length: count }, (_, i) => i + from)

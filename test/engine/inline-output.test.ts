@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
-import { makeInlineOutput } from "../../src/engine/inline-output.ts"
+import { Effect, Exit, Schema, Scope } from "effect"
+import { inlineOutputFits, makeInlineOutput } from "../../src/engine/inline-output.ts"
 import type { OutputWriter } from "../../src/engine/output-pass.ts"
 import { SinkError } from "../../src/io/sink.ts"
 import type { SourceItem } from "../../src/io/source.ts"
 import type { StoredRecord } from "../../src/ledger/ledger.ts"
+import { StoreSettings } from "../../src/store/vector-store.ts"
 
 const record = (ordinal: number): SourceItem => ({ _tag: "Record", ordinal, line: ordinal + 1, fields: { id: `r${ordinal}` } })
 const reject = (ordinal: number): SourceItem => ({ _tag: "Reject", ordinal, line: ordinal + 1, reason: "not JSON", raw: "{oops" })
@@ -152,4 +153,14 @@ describe("inline output", () => {
       expect(state.closed).toBe(true)
     })
   )
+})
+
+describe("whether the output is written inline", () => {
+  it("follows what the sink declares it needs of the input, and leaves a store to the output pass", () => {
+    const fits = (format: string, declared: ReadonlyArray<string> | undefined, knownTypes: boolean, store = false) =>
+      inlineOutputFits({ output: { path: "out", format }, store: store ? Schema.decodeUnknownSync(StoreSettings)({ path: "kb.sqlite" }) : undefined }, declared, knownTypes)
+    expect([fits("jsonl", undefined, false), fits("csv", undefined, false), fits("csv", ["a"], false), fits("parquet", ["a"], false), fits("parquet", ["a"], true)]).toEqual([true, false, true, false, true])
+    expect(fits("jsonl", ["a"], true, true)).toBe(false)
+    expect(fits("no-such-sink", ["a"], true)).toBe(false)
+  })
 })

@@ -5,11 +5,11 @@ import type { Ask } from "../../src/engine/answer-cache.ts"
 import { makeRecordProcessor } from "../../src/engine/record-processing.ts"
 import { RequestFailed } from "../../src/engine/retry.ts"
 import { makePipeline, type Stage } from "../../src/engine/stage.ts"
-import type { TextService } from "../../src/service/client.ts"
+import { TextService } from "../../src/service/client.ts"
 import { condition, lengthStage, wordsStage } from "./fake-stages.ts"
 
-// The fake stages never touch the service.
-const noService = {} as TextService
+// The fake stages never touch the service: any operation they reached would die naming itself.
+const noService = TextService.makeTest({})
 const askLocally: Ask = (request) =>
   request.send(noService).pipe(
     Effect.map((a) => a.value),

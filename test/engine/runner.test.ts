@@ -4,6 +4,7 @@ import { Deferred, Duration, Effect, Exit, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
+import type { RequestLogEntry } from "../../src/emulator/options.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { column, ColumnType } from "../../src/io/columns.ts"
 import { makeRequest, prepared, prepareSync, type Stage } from "../../src/engine/stage.ts"
@@ -132,11 +133,15 @@ describe("runner", () => {
   it.scopedLive("a stop ends reading, lets records in flight finish, and a rerun resumes without asking again", () => {
     const log = requestLog()
     return Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 30, onRequest: log.onRequest })
+      const stop = yield* Deferred.make<void>()
+      // The stop follows the run's progress (150 answers), not a timer a loaded machine could outrun.
+      const onRequest = (e: RequestLogEntry) => {
+        log.onRequest(e)
+        if (log.entries.length === 150) Deferred.unsafeDone(stop, Exit.void)
+      }
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 30, onRequest })
       const dir = tempDir()
       const input = writeCorpus(dir, 400)
-      const stop = yield* Deferred.make<void>()
-      yield* Effect.forkScoped(Effect.sleep(Duration.millis(300)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined))))
       const first = yield* runOnce({ dir, input, emulator, overrides: { stop: Deferred.await(stop), recordConcurrency: 16 } })
       expect(first.summary.status).toBe("interrupted")
       expect(first.summary.done).toBeGreaterThan(0)
@@ -322,15 +327,15 @@ describe("run origin", () => {
 describe("stop near the end of the input", () => {
   it.scopedLive("a stop after the whole input was read still leaves queued records for the next run", () =>
     Effect.gen(function* () {
-      // The stop lands when the first answer is given (not after a time, which a loaded machine
-      // stretches): then at most 2 requests are in flight, and the rest wait.
       const stop = yield* Deferred.make<void>()
-      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 200, onRequest: () => void Deferred.unsafeDone(stop, Exit.void) })
+      // The stop comes with the first answer (not after a timer a loaded machine could outrun).
+      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 200, onRequest: (e) => void (e.method === "POST" && Deferred.unsafeDone(stop, Exit.void)) })
       const dir = tempDir()
       const input = writeCorpus(dir, 16)
       // 8 workers and a queue of 8 hold all 16 records at once: the reader is done before the stop.
       // Two requests at a time of 200 ms each: 1.6 s for all, so the stop lands with 8 queued and
-      // 6 started but still waiting for the limiter: only the ones in flight are answered and kept.
+      // 6 started but still waiting for the limiter: only the 2 in flight (at most the next 2 too)
+      // are answered and kept.
       const first = yield* runOnce({ dir, input, emulator, overrides: { recordConcurrency: 8, maxConcurrency: 2, stop: Deferred.await(stop), grace: Duration.seconds(10) } })
       expect(first.summary.status).toBe("interrupted")
       expect(first.summary.done).toBeGreaterThanOrEqual(2)

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { emptyStats } from "../../src/engine/run-stats.ts"
-import { decodeAnswer, makeLedger } from "../../src/ledger/ledger.ts"
+import { decodeAnswer, Ledger, makeLedger } from "../../src/ledger/ledger.ts"
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
 const entry = (key: string) => ({ key, endpoint: "chat", model: "m", tokens: 1 })
@@ -45,16 +45,16 @@ describe("ledger", () => {
 
   it.scopedLive("serves an answer that is queued but not yet committed, and not to a refresh that started after it", () =>
     Effect.gen(function* () {
-      const ledger = yield* makeLedger({ path: tempDb() })
+      const ledger = yield* Ledger
       yield* ledger.putAnswer(entry("x"), Schema.String, "v")
       expect(yield* ledger.answer("x", Schema.String)).toEqual(Option.some("v"))
       expect(yield* ledger.answer("x", Schema.String, Date.now() + 60_000)).toEqual(Option.none())
-    })
+    }).pipe(Effect.provide(Ledger.layerMemory))
   )
 
   it.scopedLive("decodes a stored answer through the request's Schema, and treats one of another shape as absent", () =>
     Effect.gen(function* () {
-      const ledger = yield* makeLedger({ path: tempDb() })
+      const ledger = yield* Ledger
       const Scored = Schema.Struct({ score: Schema.Number, at: Schema.DateFromString })
       const at = new Date("2026-01-02T03:04:05Z")
       yield* ledger.putAnswer(entry("s"), Scored, { score: 0.5, at })
@@ -62,7 +62,7 @@ describe("ledger", () => {
       expect(yield* ledger.answer("s", Scored)).toEqual(Option.some({ score: 0.5, at }))
       expect(yield* ledger.answer("s", Schema.String)).toEqual(Option.none())
       expect(yield* ledger.answerJson("s")).toEqual(Option.some({ score: 0.5, at: "2026-01-02T03:04:05.000Z" }))
-    })
+    }).pipe(Effect.provide(Ledger.layerMemory))
   )
 
   it.scopedLive("reads a record written before the stage contract v2 (rows alone) as rows with no answer keys", () =>
@@ -101,19 +101,19 @@ describe("ledger", () => {
 
   it.scopedLive("pages through a run's records in ordinal order, from a given ordinal", () =>
     Effect.gen(function* () {
-      const ledger = yield* makeLedger({ path: tempDb() })
+      const ledger = yield* Ledger
       const run = yield* ledger.startRun("job", "fp")
       for (const ordinal of [5, 1, 3, 8]) yield* ledger.putRecord(run, ordinal, `k${ordinal}`, { _tag: "Done", output: { keys: [], rows: [{ o: ordinal }] } })
       yield* ledger.putRecord(run + 1, 2, "other run", { _tag: "Done", output: { keys: [], rows: [] } })
       yield* ledger.flush
       expect((yield* ledger.records(run, 0, 2)).map((r) => r.ordinal)).toEqual([1, 3])
       expect((yield* ledger.records(run, 4, 10)).map((r) => [r.ordinal, r.key])).toEqual([[5, "k5"], [8, "k8"]])
-    })
+    }).pipe(Effect.provide(Ledger.layerMemory))
   )
 
   it.scopedLive("reads many answers in one query: committed and queued ones, none older than `since`, each decoded by its Schema", () =>
     Effect.gen(function* () {
-      const ledger = yield* makeLedger({ path: tempDb() })
+      const ledger = yield* Ledger
       const Scored = Schema.Struct({ score: Schema.Number })
       yield* ledger.putAnswer(entry("a"), Schema.String, "committed")
       yield* ledger.putAnswer(entry("b"), Scored, { score: 2 })
@@ -134,12 +134,12 @@ describe("ledger", () => {
       expect(decodeAnswer("not json", Schema.String)).toEqual(Option.none())
       expect(decodeAnswer(new Uint8Array([1, 2]), Schema.String)).toEqual(Option.none())
       expect(yield* ledger.answersFor(["a", "c"], Date.now() + 60_000)).toEqual([undefined, undefined])
-    })
+    }).pipe(Effect.provide(Ledger.layerMemory))
   )
 
   it.scopedLive("reads a run's outcomes by ordinal in one scan (a resumed run's done set)", () =>
     Effect.gen(function* () {
-      const ledger = yield* makeLedger({ path: tempDb() })
+      const ledger = yield* Ledger
       const run = yield* ledger.startRun("job", "fp")
       yield* ledger.putRecord(run, 1, "k1", { _tag: "Done", output: { keys: [], rows: [{}] } })
       yield* ledger.putRecord(run, 5000, "k5000", { _tag: "Failed", error: { stage: "s", status: "x", message: "m", attempts: 1 } })
@@ -148,7 +148,7 @@ describe("ledger", () => {
       const statuses = yield* ledger.recordStatuses(run)
       expect(statuses.size).toBe(2)
       expect([0, 1, 2, 4999, 5000, 5001, 10 ** 9].map(statuses.get)).toEqual([undefined, "done", undefined, undefined, "failed", undefined, undefined])
-    })
+    }).pipe(Effect.provide(Ledger.layerMemory))
   )
 
   describe("retention", () => {

@@ -1,6 +1,6 @@
 /** The embed stage's parts: chunk spans, the token-weighted mean, a length refusal split and retried. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either } from "effect"
 import { embed as emulatedEmbedding } from "../../src/emulator/models/embeddings.ts"
 import { Float32Vector } from "../../src/ledger/stored.ts"
 import { TextService } from "../../src/service/client.ts"
@@ -54,25 +54,22 @@ describe("Float32Vector", () => {
 
 /** A TextService whose embeddings refuse inputs over `limit` tokens (a stricter tokenizer than ours). */
 const strictService = (limit: number, calls: Array<string>) =>
-  Layer.succeed(
-    TextService,
-    TextService.make({
-      embed: (input: { input: string; task_type: string; model: string }) => {
-        calls.push(input.input)
-        const tokens = countTokens(input.input)
-        return tokens > limit
-          ? Effect.fail(new BadRequestError({ endpoint: "embeddings", serviceMessage: `input is ${tokens} tokens; at most ${limit}` }))
-          : Effect.succeed({
-              id: "e",
-              object: "list",
-              created: 0,
-              model: input.model,
-              data: [{ object: "embedding", index: 0, embedding: emulatedEmbedding(input.input, input.task_type) }] as const,
-              usage: { prompt_tokens: tokens, total_tokens: tokens }
-            })
-      }
-    } as unknown as TextService)
-  )
+  TextService.layerTest({
+    embed: (input) => {
+      calls.push(input.input)
+      const tokens = countTokens(input.input)
+      return tokens > limit
+        ? Effect.fail(new BadRequestError({ endpoint: "embeddings", serviceMessage: `input is ${tokens} tokens; at most ${limit}` }))
+        : Effect.succeed({
+            id: "e",
+            object: "list",
+            created: 0,
+            model: input.model,
+            data: [{ object: "embedding", index: 0, embedding: emulatedEmbedding(input.input, input.task_type) }] as const,
+            usage: { prompt_tokens: tokens, total_tokens: tokens }
+          })
+    }
+  })
 
 describe("embed stage", () => {
   it.effect("splits a chunk the service refuses for its length, and merges the halves token-weighted", () => {

@@ -15,6 +15,7 @@ const cell = (v: unknown): unknown =>
 export const csvSink: SinkAdapter = {
   name: "csv",
   extensions: [".csv"],
+  needs: "columns",
   open: (spec) =>
     Effect.gen(function* () {
       const file = yield* atomicTextFile(spec.path)

@@ -1,8 +1,9 @@
-/** The sinks an output can name. A new sink: one file in this folder, one line here. */
+/** The sinks an output can name, and the vector stores. A new sink or store: one file in this folder, one line here. */
 import { Effect } from "effect"
-import type { SinkAdapter } from "../sink.ts"
+import type { SinkAdapter, VectorStoreAdapter } from "../sink.ts"
 import { csvSink } from "./csv.ts"
 import { jsonlSink } from "./jsonl.ts"
+import { sqliteVecStore } from "./sqlite-vec.ts"
 
 /**
  * Parquet's writer (hyparquet-writer and its codecs, a third of the bundle) is loaded only by a job
@@ -12,6 +13,7 @@ const loadParquet = Effect.promise(() => import("./parquet.ts"))
 const lazyParquetSink: SinkAdapter = {
   name: "parquet",
   extensions: [".parquet"],
+  needs: "types",
   open: (spec) => Effect.flatMap(loadParquet, (m) => m.parquetSink.open(spec)),
   check: (spec, sample) => Effect.flatMap(loadParquet, (m) => m.parquetSink.check?.(spec, sample) ?? Effect.succeed([]))
 }
@@ -23,3 +25,10 @@ export const sinks: Readonly<Record<string, SinkAdapter>> = {
 }
 
 export const sinkFor = (name: string): SinkAdapter | undefined => sinks[name]
+
+/** The vector stores a job's `store.format` can name. */
+export const vectorStores: Readonly<Record<string, VectorStoreAdapter>> = {
+  "sqlite-vec": sqliteVecStore
+}
+
+export const vectorStoreFor = (name: string): VectorStoreAdapter | undefined => vectorStores[name]

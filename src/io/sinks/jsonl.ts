@@ -17,6 +17,7 @@ export const jsonlFile = (path: string): Effect.Effect<JsonlFile, SinkError, Sco
 export const jsonlSink: SinkAdapter = {
   name: "jsonl",
   extensions: [".jsonl", ".ndjson"],
+  needs: "nothing",
   open: (spec) =>
     Effect.map(jsonlFile(spec.path), (file) => {
       const added = addedColumns(spec).map((c) => c.name)

@@ -283,6 +283,7 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
 export const parquetSinkWith = (rowGroupSize?: number): SinkAdapter => ({
   name: "parquet",
   extensions: [".parquet"],
+  needs: "types",
   open: (spec) =>
     Effect.gen(function* () {
       const file = yield* atomicPath(spec.path)
