@@ -4,10 +4,10 @@
  */
 import { Effect, Either } from "effect"
 import { JobFileError, type JobFile } from "../src/engine/job.ts"
-import { type Preset, presetStages } from "../src/engine/preset.ts"
-import { makePipeline, type Pipeline, type Stage } from "../src/engine/stage.ts"
+import { type Preset, presetStages } from "../src/pipeline/preset.ts"
+import { makePipeline, type Pipeline, type Stage } from "../src/pipeline/stage.ts"
 import { stageTypes } from "../src/stages/index.ts"
-import { stageFromEntry } from "../src/stages/stage-type.ts"
+import { stageFromEntry } from "../src/pipeline/stage-type.ts"
 import embeddingBackfill from "./embedding-backfill.ts"
 import extract from "./extract.ts"
 import moderation from "./moderation.ts"

@@ -10,8 +10,8 @@ import type { Source } from "../io/source.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { codePointLength } from "../service/limits.ts"
 import { countTokens } from "../service/tokens.ts"
-import { originKey } from "./answer-cache.ts"
-import type { Fields, Pipeline } from "./stage.ts"
+import { originKey } from "./records/answer-cache.ts"
+import type { Fields, Pipeline } from "../pipeline/stage.ts"
 
 export interface PlanRow {
   readonly stage: string

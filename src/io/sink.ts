@@ -5,7 +5,7 @@
  * destination (a file sink writes a temporary file beside it and renames it on commit).
  */
 import { Data, type Effect, type Scope } from "effect"
-import type { Column } from "./columns.ts"
+import type { Column } from "../pipeline/columns.ts"
 import type { InputTypes } from "./input-types.ts"
 
 export class SinkError extends Data.TaggedError("SinkError")<{ readonly path: string; readonly detail: string }> {

@@ -1,8 +1,8 @@
 /** Stages for engine tests: they answer from a fake `ask`, or from the emulator's endpoints. */
 import { Effect, Schema } from "effect"
-import { column, ColumnType } from "../../src/io/columns.ts"
-import type { Condition } from "../../src/engine/condition.ts"
-import { makeRequest, prepared, prepareSync, type Stage } from "../../src/engine/stage.ts"
+import { column, ColumnType } from "../../src/pipeline/columns.ts"
+import type { Condition } from "../../src/pipeline/condition.ts"
+import { makeRequest, prepared, prepareSync, type Stage } from "../../src/pipeline/stage.ts"
 
 export const condition = (source: string, columns: ReadonlyArray<string>, test: (f: Readonly<Record<string, unknown>>) => boolean): Condition => ({
   source,

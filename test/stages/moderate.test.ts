@@ -1,7 +1,7 @@
 /** The moderate stage and text chunking. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { StageInputError } from "../../src/engine/stage.ts"
+import { StageInputError } from "../../src/pipeline/stage.ts"
 import { chunkText } from "../../src/stages/chunking.ts"
 import { moderate } from "../../src/stages/moderate.ts"
 import { countTokens } from "../../src/service/tokens.ts"

@@ -1,7 +1,7 @@
 /** The translate stage: direction, pass-through, chunk layout, rejoining, placeholder warnings. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { StageInputError } from "../../src/engine/stage.ts"
+import { StageInputError } from "../../src/pipeline/stage.ts"
 import { translate } from "../../src/stages/translate.ts"
 
 const prepare = (options: Parameters<typeof translate>[0], fields: Record<string, unknown>) => Effect.runSync(translate(options).prepare(fields))

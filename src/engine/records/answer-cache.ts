@@ -5,16 +5,16 @@
  * commits them they are served from its memory.
  */
 import { Deferred, Effect, FiberId, Option } from "effect"
-import { sha256Key } from "./content-key.ts"
-import { TextService } from "../service/client.ts"
-import { decodeAnswer, type LedgerService } from "../ledger/ledger.ts"
-import { makeCircuitBreaker } from "./circuit-breaker.ts"
-import { type Limiter, makeLimiter } from "./limiter.ts"
-import { makeStartGate, startThreshold } from "./start-gate.ts"
-import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
-import type { RunStats } from "./run-stats.ts"
-import type { StageRequest } from "./stage.ts"
-import type { RequestBudget } from "./request-budget.ts"
+import { sha256Key } from "../../pipeline/content-key.ts"
+import { TextService } from "../../service/client.ts"
+import { decodeAnswer, type LedgerService } from "../../ledger/ledger.ts"
+import { makeCircuitBreaker } from "../flow/circuit-breaker.ts"
+import { type Limiter, makeLimiter } from "../flow/limiter.ts"
+import { makeStartGate, startThreshold } from "../flow/start-gate.ts"
+import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "../flow/retry.ts"
+import type { RunStats } from "../run-stats.ts"
+import type { StageRequest } from "../../pipeline/stage.ts"
+import type { RequestBudget } from "../flow/request-budget.ts"
 
 export type CacheMode = "read-write" | "refresh" | "off"
 

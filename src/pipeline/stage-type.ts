@@ -5,9 +5,9 @@
  */
 import { Either, Schema } from "effect"
 import { dirname, resolve } from "node:path"
-import { type Condition, parseCondition } from "../engine/condition.ts"
+import { type Condition, parseCondition } from "./condition.ts"
 import { describeIssues, JobFileError } from "../engine/job.ts"
-import type { Stage } from "../engine/stage.ts"
+import type { Stage } from "./stage.ts"
 
 export interface StageType<O> {
   readonly name: string

@@ -1,12 +1,12 @@
 /** The stage fold with no HTTP: `ask` answers by calling the request's own fake `send`. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import type { Ask } from "../../src/engine/answer-cache.ts"
-import { makeRecordProcessor } from "../../src/engine/record-processing.ts"
-import { RequestFailed } from "../../src/engine/retry.ts"
-import { makePipeline, type Stage } from "../../src/engine/stage.ts"
-import type { TextService } from "../../src/service/client.ts"
-import { condition, lengthStage, wordsStage } from "./fake-stages.ts"
+import type { Ask } from "../../../src/engine/records/answer-cache.ts"
+import { makeRecordProcessor } from "../../../src/engine/records/stage-fold.ts"
+import { RequestFailed } from "../../../src/engine/flow/retry.ts"
+import { makePipeline, type Stage } from "../../../src/pipeline/stage.ts"
+import type { TextService } from "../../../src/service/client.ts"
+import { condition, lengthStage, wordsStage } from "../fake-stages.ts"
 
 // The fake stages never touch the service.
 const noService = {} as TextService

@@ -7,7 +7,7 @@
  * it. The runner knows nothing else about a stage.
  */
 import { Data, Effect, Either, type Schema } from "effect"
-import type { Column } from "../io/columns.ts"
+import type { Column } from "./columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
 import type { Condition } from "./condition.ts"

@@ -9,11 +9,11 @@
  *   1536-float vector lives once in the ledger, not once per run.
  */
 import { Data, Effect, type Either } from "effect"
-import type { Column } from "../io/columns.ts"
-import type { AnswerRef, FailureInfo, RecordOutput } from "../ledger/stored.ts"
+import type { Column } from "../../pipeline/columns.ts"
+import type { AnswerRef, FailureInfo, RecordOutput } from "../../ledger/stored.ts"
 import type { Ask } from "./answer-cache.ts"
-import type { JobAborted, RequestFailed } from "./retry.ts"
-import type { Fields, Pipeline, Prepared, Row, Stage, StageRequest } from "./stage.ts"
+import type { JobAborted, RequestFailed } from "../flow/retry.ts"
+import type { Fields, Pipeline, Prepared, Row, Stage, StageRequest } from "../../pipeline/stage.ts"
 
 /** A record that cannot be done: an outcome of the run, not an error of it. */
 export class RecordFailed extends Data.TaggedError("RecordFailed")<{ readonly info: FailureInfo }> {}

@@ -5,13 +5,13 @@
  * deduplication as a job. Returns each record's rows, or why it failed; no files are written.
  */
 import { Effect } from "effect"
-import { Ledger } from "../ledger/ledger.ts"
-import type { FailureInfo } from "../ledger/stored.ts"
+import { Ledger } from "../../ledger/ledger.ts"
+import type { FailureInfo } from "../../ledger/stored.ts"
 import { makeAnswerCache } from "./answer-cache.ts"
-import { makeRecordProcessor } from "./record-processing.ts"
-import { defaultRetryPolicy, type RetryPolicy } from "./retry.ts"
-import { RunStats } from "./run-stats.ts"
-import type { Fields, Pipeline, Row } from "./stage.ts"
+import { makeRecordProcessor } from "./stage-fold.ts"
+import { defaultRetryPolicy, type RetryPolicy } from "../flow/retry.ts"
+import { RunStats } from "../run-stats.ts"
+import type { Fields, Pipeline, Row } from "../../pipeline/stage.ts"
 
 export type ProcessedRecord =
   | { readonly _tag: "Done"; readonly fields: Fields; readonly rows: ReadonlyArray<Row> }

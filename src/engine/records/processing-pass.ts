@@ -7,20 +7,20 @@
  * no worker and no request (a warm rerun), and only the rest go on to the workers.
  */
 import { Chunk, Effect, Exit, Option, Stream } from "effect"
-import { Ledger, type LedgerError, type RecordOutcome } from "../ledger/ledger.ts"
-import type { SourceRecord } from "../io/source.ts"
-import { type InputTypes, makeKindObserver } from "../io/input-types.ts"
+import { Ledger, type LedgerError, type RecordOutcome } from "../../ledger/ledger.ts"
+import type { SourceRecord } from "../../io/source.ts"
+import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
 import { makeAnswerCache } from "./answer-cache.ts"
-import type { InlineOutput } from "./inline-output.ts"
-import { outcomesReader } from "./outcome-reader.ts"
-import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
-import type { JobAborted, RequestFailed } from "./retry.ts"
-import type { RunStats } from "./run-stats.ts"
-import { type Fields, type Prepared, StageInputError, type StageRequest } from "./stage.ts"
-import { runPool } from "./worker-pool.ts"
-import { approximateBytes } from "./byte-gate.ts"
-import type { RequestBudget } from "./request-budget.ts"
-import type { RunSettings } from "./runner.ts"
+import type { InlineOutput } from "../inline-output.ts"
+import { outcomesReader } from "../outcome-reader.ts"
+import { makeRecordProcessor, RecordFailed } from "./stage-fold.ts"
+import type { JobAborted, RequestFailed } from "../flow/retry.ts"
+import type { RunStats } from "../run-stats.ts"
+import { type Fields, type Prepared, StageInputError, type StageRequest } from "../../pipeline/stage.ts"
+import { runPool } from "../flow/worker-pool.ts"
+import { approximateBytes } from "../flow/byte-gate.ts"
+import type { RequestBudget } from "../flow/request-budget.ts"
+import type { RunSettings } from "../runner.ts"
 
 /** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024
