@@ -7,7 +7,7 @@ import { TextService } from "../../src/service/client.ts"
 import { BadRequestError } from "../../src/service/errors.ts"
 import { countTokens } from "../../src/service/tokens.ts"
 import { embed, embeddingChunks, embedStage, weightedMean } from "../../src/stages/embed.ts"
-import { stageFromEntry } from "../../src/pipeline/stage-type.ts"
+import { stageFromEntry } from "../../pipelines/index.ts"
 import { Schema } from "effect"
 
 const prose = (n: number) => Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about gardens, rivers and 🌸 blossoms.`).join(" ")

@@ -8,7 +8,7 @@ import extractPreset, { normaliseAmount, normaliseDate } from "../../pipelines/e
 import { Emulator } from "../../src/emulator/emulator.ts"
 import type { Stage } from "../../src/pipeline/stage.ts"
 import { fillTemplate, generate, type GenerateOptions, generateStage } from "../../src/stages/generate.ts"
-import { stageFromEntry } from "../../src/pipeline/stage-type.ts"
+import { stageFromEntry } from "../../pipelines/index.ts"
 import { duck } from "../duck.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"

@@ -7,11 +7,10 @@
  * no worker and no request (a warm rerun), and only the rest go on to the workers.
  */
 import { Chunk, Effect, Exit, Option, Stream } from "effect"
-import { Ledger, type LedgerError, type RecordOutcome } from "../../ledger/ledger.ts"
-import type { SourceRecord } from "../../io/source.ts"
+import { Ledger, type LedgerError, type RecordOutcome, type StoredRecord } from "../../ledger/ledger.ts"
+import type { SourceItem, SourceRecord } from "../../io/source.ts"
 import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
-import { makeAnswerCache } from "./answer-cache.ts"
-import type { InlineOutput } from "../inline-output.ts"
+import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
 import { outcomesReader } from "../outcome-reader.ts"
 import { makeRecordProcessor, RecordFailed } from "./stage-fold.ts"
 import type { JobAborted, RequestFailed } from "../flow/retry.ts"
@@ -20,7 +19,9 @@ import { type Fields, type Prepared, StageInputError, type StageRequest } from "
 import { runPool } from "../flow/worker-pool.ts"
 import { approximateBytes } from "../flow/byte-gate.ts"
 import type { RequestBudget } from "../flow/request-budget.ts"
-import type { RunSettings } from "../runner.ts"
+import type { Source } from "../../io/source.ts"
+import type { Pipeline } from "../../pipeline/stage.ts"
+import type { Duration } from "effect"
 
 /** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024
@@ -31,10 +32,40 @@ const WINDOW = 512
 /** Most columns collected from a source that declares none (a guard against a key per record). */
 export const MAX_COLLECTED_COLUMNS = 10_000
 
+/** What the processing pass reads of a run's settings (the run's own type is wider; this one imports nothing of the run). */
+export interface ProcessingSettings extends Omit<AnswerSettings, "origin" | "budget"> {
+  /** Where answers come from ("emulator" or the service's base URL): the answers' origin. */
+  readonly service?: string | undefined
+  readonly pipeline: Pipeline
+  readonly source: Source
+  readonly fingerprint: string
+  /** Column holding a stable record id; else fingerprint:ordinal. */
+  readonly idField?: string | undefined
+  readonly retryFailed: boolean
+  /** Records in progress at once. */
+  readonly recordConcurrency: number
+  /** Completes when the user asks to stop. */
+  readonly stop: Effect.Effect<void>
+  /** How long records in flight may take to finish after a stop. */
+  readonly grace: Duration.Duration
+}
+
 /** A record's stable key: its id column, else the input's fingerprint and the record's ordinal. */
-const recordKey = (settings: Pick<RunSettings, "idField" | "fingerprint">, r: SourceRecord): string => {
+const recordKey = (settings: Pick<ProcessingSettings, "idField" | "fingerprint">, r: SourceRecord): string => {
   const id = settings.idField !== undefined ? r.fields[settings.idField] : undefined
   return id !== undefined && id !== null && id !== "" ? String(id) : `${settings.fingerprint.slice(0, 12)}:${r.ordinal}`
+}
+
+/**
+ * What the pass tells the output written as the run goes (the inline output): items as read and
+ * outcomes as settled. A port, so this room does not import the output's.
+ */
+export interface OutcomeListener {
+  readonly read: (item: SourceItem) => void
+  readonly settle: (ordinal: number, stored: StoredRecord) => Effect.Effect<void>
+  readonly settleAll: (outcomes: ReadonlyArray<StoredRecord & { readonly ordinal: number }>) => Effect.Effect<void>
+  /** Whether it still listens (false once the inline output gave up). */
+  readonly active: () => boolean
 }
 
 export interface ProcessingContext {
@@ -45,7 +76,7 @@ export interface ProcessingContext {
   /** The invocation's request budget (`--max-requests`). */
   readonly budget: RequestBudget
   /** The output written as records finish, when the sink allows it. */
-  readonly inline: InlineOutput | undefined
+  readonly inline: OutcomeListener | undefined
   /** The columns the source declares; undefined: collected from the records read. */
   readonly declared: ReadonlyArray<string> | undefined
   /** Whether the source declares its value types (else the kinds met are observed). */
@@ -65,7 +96,7 @@ export interface ProcessingResult {
   readonly types: () => InputTypes
 }
 
-export const processingPass = (settings: RunSettings, stats: RunStats, context: ProcessingContext) =>
+export const processingPass = (settings: ProcessingSettings, stats: RunStats, context: ProcessingContext) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const { runId, resumed, budget, inline, declared, knownTypes } = context
