@@ -20,7 +20,7 @@ import { Effect, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import type { Condition } from "../pipeline/condition.ts"
-import { makeRequest, prepared, preparing, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
+import { makeRequest, prepared, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
 import { column, type Column, ColumnType } from "../pipeline/columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { IncompleteStreamError, ServiceError } from "../service/errors.ts"
@@ -188,7 +188,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
     columns,
     calls: [{ endpoint: "chat", model }],
     ...(options.when ? { when: options.when } : {}),
-    ...preparing((fields) => {
+    prepare: (fields) => {
       const filled = fillTemplate(prompt, fields)
       if ("missing" in filled) return new StageInputError({ message: `prompt: field ${JSON.stringify(filled.missing)} is missing` })
       const messages: Array<Message> = [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), { role: "user", content: filled.text }]
@@ -209,7 +209,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
         }
         return [row]
       })
-    })
+    }
   }
 }
 

@@ -6,16 +6,16 @@
  * read in one query, so a record whose every answer is known is done in the reading fiber, with
  * no worker and no request (a warm rerun), and only the rest go on to the workers.
  */
-import { Chunk, Effect, Exit, Option, Stream } from "effect"
+import { Chunk, Effect, Option, Stream } from "effect"
 import { Ledger, type LedgerError, type RecordOutcome, type StoredRecord } from "../../ledger/ledger.ts"
 import type { SourceItem, SourceRecord } from "../../io/source.ts"
 import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
 import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
 import { outcomesReader } from "../outcome-reader.ts"
-import { makeRecordProcessor, RecordFailed } from "./stage-fold.ts"
+import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold, type StageStep } from "./stage-fold.ts"
 import type { JobAborted, RequestFailed } from "../flow/retry.ts"
 import type { RunStats } from "../run-stats.ts"
-import { type Fields, type Prepared, StageInputError, type StageRequest } from "../../pipeline/stage.ts"
+import type { StageRequest } from "../../pipeline/stage.ts"
 import { runPool } from "../flow/worker-pool.ts"
 import { approximateBytes } from "../flow/byte-gate.ts"
 import type { RequestBudget } from "../flow/request-budget.ts"
@@ -48,6 +48,12 @@ export interface ProcessingSettings extends Omit<AnswerSettings, "origin" | "bud
   readonly stop: Effect.Effect<void>
   /** How long records in flight may take to finish after a stop. */
   readonly grace: Duration.Duration
+}
+
+/** A record on its way to a worker, with where the fold stands for it. */
+interface RecordForWorker {
+  readonly record: SourceRecord
+  readonly state: RecordInFold
 }
 
 /** A record's stable key: its id column, else the input's fingerprint and the record's ordinal. */
@@ -102,34 +108,28 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
     const { runId, resumed, budget, inline, declared, knownTypes } = context
     let budgetSpent = false
     const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, context.startedAt)
-    // The first stage's preparation of each record of a window, made to read its answers in bulk.
-    const firstStage = settings.pipeline.stages[0]!
-    const ahead = new WeakMap<Fields, Prepared>()
-    const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, {
-      referenceAnswers: settings.cache !== "off",
-      keyOf: answers.keyOf,
-      preparedAhead: (stage, fields) => (stage === firstStage ? ahead.get(fields) : undefined)
-    })
+    const fold = makeStageFold(settings.pipeline, answers, { referenceAnswers: settings.cache !== "off" })
 
     /** A record's outcome: to the ledger, then to the output written as the run goes. */
     const finished = (record: SourceRecord, key: string, outcome: RecordOutcome) => {
       const stored = ledger.putRecord(runId, record.ordinal, key, outcome)
       return inline === undefined ? stored : Effect.zipRight(stored, inline.settle(record.ordinal, { key, outcome }))
     }
-    const process = (record: SourceRecord) => {
-      const key = recordKey(settings, record)
-      return processRecord(record.fields).pipe(
-        Effect.flatMap((processed) => {
-          stats.recordDone(processed.counts)
-          return finished(record, key, { _tag: "Done", output: processed.output })
-        }),
-        // A failed record is an outcome, not an error of the run; JobAborted still stops the run.
-        Effect.catchTag("RecordFailed", (failure: RecordFailed) => {
-          stats.recordFailed()
-          return finished(record, key, { _tag: "Failed", error: failure.info })
-        })
-      )
+    /** A record's end in the fold, counted: done, or failed (an outcome, not an error of the run). */
+    const outcomeOf = (end: FoldedRecord | RecordFailed): RecordOutcome => {
+      if (end instanceof RecordFailed) {
+        stats.recordFailed()
+        return { _tag: "Failed", error: end.info }
+      }
+      stats.recordDone(end.counts)
+      return { _tag: "Done", output: end.output }
     }
+    /** A worker's record: the fold carried on from where the reading fiber left it. JobAborted still stops the run. */
+    const process = ({ record, state }: RecordForWorker) =>
+      fold.carryOn(state).pipe(
+        Effect.catchTag("RecordFailed", (failure: RecordFailed) => Effect.succeed(failure)),
+        Effect.flatMap((end) => finished(record, recordKey(settings, record), outcomeOf(end)))
+      )
     // Only a resumed run has records already (a new one need not look): read once, not per record.
     const statuses = resumed ? yield* Effect.zipRight(ledger.flush, ledger.recordStatuses(runId)) : undefined
     /** A record this run already finished (failed ones too, unless retried) is skipped. */
@@ -138,20 +138,6 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
       if (status === undefined || (status === "failed" && settings.retryFailed)) return false
       stats.recordSkipped(status === "failed")
       return true
-    }
-    const oneStage = settings.pipeline.stages.length === 1
-    const prepareNow = (fields: Fields): Prepared | undefined => {
-      if (firstStage.prepareNow !== undefined) {
-        // A stage that throws is left to its worker, whose Effect reports it.
-        try {
-          const result = firstStage.prepareNow(fields)
-          return result instanceof StageInputError ? undefined : result
-        } catch {
-          return undefined
-        }
-      }
-      const result = Effect.runSyncExit(firstStage.prepare(fields))
-      return Exit.isSuccess(result) ? result.value : undefined
     }
     // A resumed run's records finished before, for the output written as the run goes.
     const earlierOutcomes = resumed && inline !== undefined ? outcomesReader(ledger, runId) : undefined
@@ -167,11 +153,13 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
             return inline!.settleAll(settled)
           })
     /**
-     * A window of records as read: finished ones skipped; the first stage prepared and its stored
-     * answers read in one query; a record whose every answer is known is done here, in the reading
-     * fiber (no worker, no request), and the rest go on to the workers.
+     * A window of records as read: finished ones skipped; the rest begin the fold here: the first
+     * stage to run prepared and its stored answers read in one query; a record whose answers are
+     * all known goes on through that stage here (no fiber, no request), and one the fold finishes
+     * (a one-stage pipeline on a warm rerun) is stored with the window's; the rest go on to the
+     * workers with their record in fold.
      */
-    const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
+    const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
         const todo: Array<SourceRecord> = []
         const skippedOrdinals: Array<number> = []
@@ -182,48 +170,44 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
         if (skippedOrdinals.length > 0) return Effect.zipRight(settleSkipped(skippedOrdinals), windowOf(todo))
         return windowOf(todo)
       })
-    const windowOf = (todo: Array<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
+    const windowOf = (todo: Array<SourceRecord>): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
-        if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo))
+        if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo.map((record) => ({ record, state: fold.begin(record.fields) }))))
         const requests: Array<StageRequest> = []
-        const prepared: Array<Prepared | undefined> = []
+        const states: Array<RecordInFold> = []
+        const steps: Array<StageStep | RecordFailed | undefined> = []
         for (const record of todo) {
-          let p: Prepared | undefined
-          if (firstStage.when === undefined || firstStage.when.test(record.fields)) {
-            // A stage that cannot prepare synchronously (or a record it refuses) is prepared by its worker.
-            p = prepareNow(record.fields)
-            if (p !== undefined) for (const r of p.requests) requests.push(r)
-          }
-          prepared.push(p)
+          const state = fold.begin(record.fields)
+          const step = fold.prepareNext(state)
+          if (step !== undefined && !(step instanceof RecordFailed)) for (const r of step.prepared.requests) requests.push(r)
+          states.push(state)
+          steps.push(step)
         }
         return Effect.flatMap(answers.prefetch(requests), (keys) => {
-          const rest: Array<SourceRecord> = []
+          const rest: Array<RecordForWorker> = []
           const outcomes: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
           // The record's requests are keys[from, to): prepared records' requests in order.
           let to = 0
           for (let i = 0; i < todo.length; i++) {
-            const p = prepared[i]
             const record = todo[i]!
-            const from = to
-            to += p?.requests.length ?? 0
-            if (!oneStage || p === undefined || !answers.allKnown(keys, from, to)) {
-              if (p !== undefined) {
-                ahead.set(record.fields, p)
-                answers.adoptKeys(p.requests, keys, from)
+            const state = states[i]!
+            const step = steps[i]
+            let end: FoldedRecord | RecordFailed | undefined
+            if (step === undefined) end = fold.result(state)
+            else if (step instanceof RecordFailed) end = step
+            else {
+              const from = to
+              to += step.prepared.requests.length
+              const keyed = { stage: step.stage, prepared: step.prepared, keys: keys.slice(from, to) }
+              if (!answers.allKnown(keys, from, to)) state.pending = keyed
+              else {
+                // Every answer known: the stage is folded here, with no fiber.
+                end = fold.absorb(state, keyed, answers.knownAnswers(keys, from, to))
+                if (end === undefined && fold.finished(state)) end = fold.result(state)
               }
-              rest.push(record)
-              continue
             }
-            // Every answer known: the record is done here, with no fiber, and its outcome stored with the window's.
-            const processed = processRecord.processKnown(firstStage, p, answers.knownAnswers(keys, from, to), keys.slice(from, to))
-            const key = recordKey(settings, record)
-            if (processed instanceof RecordFailed) {
-              stats.recordFailed()
-              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Failed", error: processed.info } })
-            } else {
-              stats.recordDone(processed.counts)
-              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Done", output: processed.output } })
-            }
+            if (end === undefined) rest.push({ record, state })
+            else outcomes.push({ ordinal: record.ordinal, key: recordKey(settings, record), outcome: outcomeOf(end) })
           }
           const chunk = Chunk.unsafeFromArray(rest)
           if (outcomes.length === 0) return Effect.succeed(chunk)
@@ -264,7 +248,7 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
       items: records,
       workers: settings.recordConcurrency,
       process,
-      sizeOf: (record) => approximateBytes(record.fields),
+      sizeOf: (item) => approximateBytes(item.record.fields),
       maxBytes: MAX_QUEUED_BYTES,
       gate: answers.startGate,
       // After a stop nothing new is sent; what was sent is answered and kept, then the run ends

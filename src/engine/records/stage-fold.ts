@@ -1,6 +1,9 @@
 /**
  * One record through a pipeline's stages (the stage fold), given a way to answer requests. No
- * HTTP, no ledger: unit-testable with any `ask`.
+ * HTTP, no ledger: unit-testable with any `ask`. One fold for every path: `begin` → for each stage
+ * that runs, `prepareNext` → its answers → `absorb` → `result`. The reading fiber drives it as far
+ * as the stored answers reach (a warm rerun is done there, with no fiber); a worker drives the
+ * rest (`carryOn`), from the record in fold it is handed.
  * - Each stage sees the input fields plus the columns of the stages before it.
  * - A stage whose `when` does not hold is skipped: its columns are null.
  * - A one-row stage must assemble exactly one row; a fan-out stage (only ever the last) may
@@ -13,23 +16,57 @@ import type { Column } from "../../pipeline/columns.ts"
 import type { AnswerRef, FailureInfo, RecordOutput } from "../../ledger/stored.ts"
 import type { Ask } from "./answer-cache.ts"
 import type { JobAborted, RequestFailed } from "../flow/retry.ts"
-import type { Fields, Pipeline, Prepared, Row, Stage, StageRequest } from "../../pipeline/stage.ts"
+import { type Fields, type Pipeline, type Prepared, type Row, type Stage, StageInputError, type StageRequest } from "../../pipeline/stage.ts"
 
 /** A record that cannot be done: an outcome of the run, not an error of it. */
 export class RecordFailed extends Data.TaggedError("RecordFailed")<{ readonly info: FailureInfo }> {}
 
-export interface ProcessedRecord {
+/** What the fold makes of a record: its output for the ledger, and the stage counters it adds. */
+export interface FoldedRecord {
   readonly output: RecordOutput
   readonly counts: Readonly<Record<string, number>>
 }
 
-export interface ProcessingOptions {
+/** Where the fold's answers come from (the answer cache, or a test's fake). */
+export interface AnswerSource {
+  readonly ask: Ask
+  /** The key a request's answer is stored under. */
+  readonly keyOf: (request: StageRequest) => string
+}
+
+export interface FoldOptions {
   /** Store vector columns as references to their answers (needs the answers to be stored). */
   readonly referenceAnswers: boolean
-  /** The key a request's answer is stored under (default: its content key). */
-  readonly keyOf?: (request: StageRequest) => string
-  /** A stage's preparation of these fields made ahead (to read its answers in bulk), if any. */
-  readonly preparedAhead?: (stage: Stage, fields: Fields) => Prepared | undefined
+}
+
+/** A stage prepared for a record. */
+export interface StageStep {
+  readonly stage: Stage
+  readonly prepared: Prepared
+}
+
+/** A stage prepared for a record, with the keys its answers are stored under (in request order). */
+export interface KeyedStep extends StageStep {
+  readonly keys: ReadonlyArray<string>
+}
+
+/**
+ * A record part-way through the fold. It travels as a value: the reading fiber folds what the
+ * stored answers allow, and a worker carries on from where it stopped.
+ */
+export interface RecordInFold {
+  /** The next stage to look at. */
+  next: number
+  /** The input fields plus the columns of the stages done (what the next stage reads). */
+  fields: Fields
+  /** The record's columns so far (vector answers as references when they are stored). */
+  columns: Readonly<Record<string, unknown>>
+  /** The rows of a final fan-out stage. */
+  fanned: ReadonlyArray<Row> | undefined
+  readonly keys: Array<string>
+  counts: Readonly<Record<string, number>> | undefined
+  /** The next stage, prepared (and its answers looked up) by the reading fiber, if it was. */
+  pending: KeyedStep | undefined
 }
 
 const fail = (stage: string, status: string, message: string, attempts = 0) =>
@@ -50,137 +87,144 @@ const referenced = (value: unknown, answers: ReadonlyArray<unknown>, keys: Reado
 
 const nulls = (columns: ReadonlyArray<Column>): Record<string, unknown> => Object.fromEntries(columns.map((c) => [c.name, null]))
 
-export const makeRecordProcessor = (pipeline: Pipeline, ask: Ask, options: ProcessingOptions) => {
-  const allNull = nulls(pipeline.columns)
+/** Two stages' counters added up (a new object: a stage's own counters are never changed). */
+const addCounts = (a: Readonly<Record<string, number>> | undefined, b: Readonly<Record<string, number>> | undefined) => {
+  if (b === undefined) return a
+  if (a === undefined) return b
+  const sum: Record<string, number> = { ...a }
+  for (const [k, v] of Object.entries(b)) sum[k] = (sum[k] ?? 0) + v
+  return sum
+}
 
-  interface StageResult {
-    readonly rows: ReadonlyArray<Row>
-    readonly stored: ReadonlyArray<Row>
-    readonly keys: ReadonlyArray<string>
-    readonly counts: Readonly<Record<string, number>> | undefined
+export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options: FoldOptions) => {
+  const stages = pipeline.stages
+  const allNull = nulls(pipeline.columns)
+  const skippedColumns = stages.map((s) => nulls(s.columns))
+  const vectorColumns = stages.map((s) => (options.referenceAnswers ? s.columns.filter((c) => c.type._tag === "vector") : []))
+
+  /** A record at the start of the fold. */
+  const begin = (input: Fields): RecordInFold => ({ next: 0, fields: input, columns: allNull, fanned: undefined, keys: [], counts: undefined, pending: undefined })
+
+  /**
+   * Skips the stages whose `when` does not hold (their columns null) and prepares the next one;
+   * undefined when no stage is left. Synchronous: a stage prepares without I/O.
+   */
+  const prepareNext = (state: RecordInFold): StageStep | RecordFailed | undefined => {
+    const stage = skipIdle(state)
+    if (stage === undefined) return undefined
+    const prepared = stage.prepare(state.fields)
+    return prepared instanceof StageInputError ? fail(stage.name, "input", prepared.message) : { stage, prepared }
   }
 
-  /** Every answer in; the stage's rows out, or why the record fails. */
-  const assembled = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>, knownKeys?: ReadonlyArray<string>): StageResult | RecordFailed => {
+  /** Passes the stages whose `when` does not hold; the next stage to run, if any. */
+  const skipIdle = (state: RecordInFold): Stage | undefined => {
+    for (;;) {
+      const stage = stages[state.next]
+      if (stage === undefined || stage.when === undefined || stage.when.test(state.fields)) return stage
+      state.fields = { ...state.fields, ...skippedColumns[state.next] }
+      state.next++
+    }
+  }
+
+  /** Whether no stage is left to run for the record. */
+  const finished = (state: RecordInFold): boolean => state.pending === undefined && skipIdle(state) === undefined
+
+  /** Every answer of the next stage in (in request order): its rows folded into the record, or why it fails. */
+  const absorb = (state: RecordInFold, step: KeyedStep, answered: ReadonlyArray<unknown>): RecordFailed | undefined => {
+    const { stage, prepared, keys } = step
     let rows: ReadonlyArray<Row>
     try {
-      rows = prepared.assemble(answers)
+      rows = prepared.assemble(answered)
     } catch (e) {
       return fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`)
     }
     if (!stage.fanOut && rows.length !== 1) return fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`)
-    const keyOf = options.keyOf
-    const keys = knownKeys ?? prepared.requests.map((r) => (keyOf ? keyOf(r) : r.key))
-    const vectors = options.referenceAnswers ? stage.columns.filter((c) => c.type._tag === "vector") : []
+    const vectors = vectorColumns[state.next]!
     const stored =
       vectors.length === 0
         ? rows
         : rows.map((row) => {
             const copy: Record<string, unknown> = { ...row }
             for (const c of vectors) {
-              const ref = referenced(row[c.name], answers, keys)
+              const ref = referenced(row[c.name], answered, keys)
               if (ref !== undefined) copy[c.name] = ref
             }
             return copy
           })
-    return { rows, stored, keys, counts: prepared.counts }
+    for (const k of keys) state.keys.push(k)
+    state.counts = addCounts(state.counts, prepared.counts)
+    if (stage.fanOut) {
+      // Zero rows would drop the record from the output: keep one row with null columns.
+      const columns = state.columns
+      state.fanned = stored.length === 0 ? [{ ...columns }] : stored.map((r) => ({ ...columns, ...r }))
+    } else {
+      // Later stages read the values; the ledger keeps the references.
+      state.columns = { ...state.columns, ...stored[0] }
+      if (state.next + 1 < stages.length) state.fields = { ...state.fields, ...rows[0] }
+    }
+    state.next++
+    return undefined
   }
 
-  /** The answers in (each settled); the stage's rows out (or why the record fails). Synchronous. */
-  const finish = (
-    stage: Stage,
-    prepared: Prepared,
-    settled: ReadonlyArray<Either.Either<unknown, RequestFailed | JobAborted>>
-  ): Effect.Effect<StageResult, RecordFailed | JobAborted> => {
-    const answers: Array<unknown> = []
+  /** The record's output, once no stage is left. */
+  const result = (state: RecordInFold): FoldedRecord => ({
+    output: { keys: state.keys, rows: state.fanned ?? [state.columns === allNull ? { ...allNull } : state.columns] },
+    counts: state.counts ?? {}
+  })
+
+  /** The settled answers of a step: all of them, or why the record fails (the first failure in request order). */
+  const settle = (step: KeyedStep, settled: ReadonlyArray<Either.Either<unknown, RequestFailed | JobAborted>>): Array<unknown> | RecordFailed | JobAborted => {
+    const answered: Array<unknown> = []
     let failure: { readonly error: RequestFailed; readonly index: number } | undefined
-    for (const [index, result] of settled.entries()) {
-      if (result._tag === "Right") answers.push(result.right)
-      else if (result.left._tag === "JobAborted") return Effect.fail(result.left)
-      else failure ??= { error: result.left, index }
+    for (const [index, r] of settled.entries()) {
+      if (r._tag === "Right") answered.push(r.right)
+      else if (r.left._tag === "JobAborted") return r.left
+      else failure ??= { error: r.left, index }
     }
-    if (failure !== undefined) {
-      const { error: e, index } = failure
-      const label = prepared.requests[index]!.label
-      return Effect.fail(fail(stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts))
-    }
-    const result = assembled(stage, prepared, answers)
-    return result instanceof RecordFailed ? Effect.fail(result) : Effect.succeed(result)
+    if (failure === undefined) return answered
+    const { error: e, index } = failure
+    const label = step.prepared.requests[index]!.label
+    return fail(step.stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts)
   }
 
-  // Pipes, not generators: this runs for every record of every run (a warm rerun is all overhead).
-  const prepare = (stage: Stage, fields: Fields): Effect.Effect<Prepared, RecordFailed> => {
-    const ahead = options.preparedAhead?.(stage, fields)
-    return ahead !== undefined ? Effect.succeed(ahead) : Effect.mapError(stage.prepare(fields), (e) => fail(stage.name, "input", e.message))
+  // Every request runs to its end even when a sibling fails, so finished chunks are stored for
+  // the retry; then the first failure (in request order) fails the record.
+  const askAll = (step: KeyedStep) => {
+    const { prepared, keys } = step
+    return prepared.requests.length === 1
+      ? Effect.map(Effect.either(answers.ask(prepared.requests[0]!, keys[0]!)), (r) => [r])
+      : Effect.all(
+          prepared.requests.map((r, i) => answers.ask(r, keys[i]!)),
+          { concurrency: "unbounded", mode: "either" }
+        )
   }
-
-  const runStage = (stage: Stage, fields: Fields): Effect.Effect<StageResult, RecordFailed | JobAborted> =>
-    prepare(stage, fields).pipe(
-      Effect.flatMap((prepared) =>
-        // Every request runs to its end even when a sibling fails, so finished chunks are stored
-        // for the retry; then the first failure (in request order) fails the record.
-        (prepared.requests.length === 1
-          ? Effect.map(Effect.either(ask(prepared.requests[0]!)), (r) => [r])
-          : Effect.all(prepared.requests.map(ask), { concurrency: "unbounded", mode: "either" })
-        ).pipe(Effect.flatMap((settled) => finish(stage, prepared, settled)))
-      )
-    )
-
-  const [onlyStage] = pipeline.stages
-  /** A one-stage pipeline's record (most jobs): the fold below with no generator, once per record. */
-  const processOneStage =
-    pipeline.stages.length === 1 && onlyStage !== undefined && onlyStage.when === undefined
-      ? (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
-          Effect.map(runStage(onlyStage, input), (done) => {
-            const rows = onlyStage.fanOut
-              ? done.stored.length === 0
-                ? [{ ...allNull }]
-                : done.stored.map((r) => ({ ...allNull, ...r }))
-              : [{ ...allNull, ...done.stored[0] }]
-            return { output: { keys: [...done.keys], rows }, counts: done.counts === undefined ? {} : { ...done.counts } }
-          })
-      : undefined
-
-  const processRecord = (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
-    processOneStage !== undefined ? processOneStage(input) : processStages(input)
-
-  const processStages = (input: Fields): Effect.Effect<ProcessedRecord, RecordFailed | RequestFailed | JobAborted> =>
-    Effect.gen(function* () {
-      let fields = input
-      let columns: Record<string, unknown> = { ...allNull }
-      let fanned: ReadonlyArray<Row> | undefined
-      const keys: Array<string> = []
-      const counts: Record<string, number> = {}
-      for (const stage of pipeline.stages) {
-        if (stage.when !== undefined && !stage.when.test(fields)) {
-          fields = { ...fields, ...nulls(stage.columns) }
-          continue
-        }
-        const done = yield* runStage(stage, fields)
-        keys.push(...done.keys)
-        if (done.counts) for (const [k, v] of Object.entries(done.counts)) counts[k] = (counts[k] ?? 0) + v
-        if (stage.fanOut) {
-          // Zero rows would drop the record from the output: keep one row with null columns.
-          fanned = done.stored.length === 0 ? [columns] : done.stored.map((r) => ({ ...columns, ...r }))
-        } else {
-          // Later stages read the values; the ledger keeps the references.
-          columns = { ...columns, ...done.stored[0] }
-          fields = { ...fields, ...done.rows[0] }
-        }
-      }
-      return { output: { keys, rows: fanned ?? [columns] }, counts }
-    })
 
   /**
-   * A one-stage pipeline's record whose every answer is known (a warm rerun), prepared ahead:
-   * the fold above without an Effect, so a window of such records costs no fiber each.
+   * The rest of the fold: each stage left prepared, asked and absorbed in turn. Pipes, not a
+   * generator: this runs for every record that goes to a worker.
    */
-  const processKnown = (stage: Stage, prepared: Prepared, answers: ReadonlyArray<unknown>, keys: ReadonlyArray<string>): ProcessedRecord | RecordFailed => {
-    const done = assembled(stage, prepared, answers, keys)
-    if (done instanceof RecordFailed) return done
-    const rows = stage.fanOut ? (done.stored.length === 0 ? [allNull] : done.stored.map((r) => ({ ...allNull, ...r }))) : [{ ...allNull, ...done.stored[0] }]
-    return { output: { keys: done.keys, rows }, counts: done.counts ?? {} }
+  const carryOn = (state: RecordInFold): Effect.Effect<FoldedRecord, RecordFailed | JobAborted> => {
+    let step: KeyedStep | undefined = state.pending
+    state.pending = undefined
+    if (step === undefined) {
+      const next = prepareNext(state)
+      if (next === undefined) return Effect.succeed(result(state))
+      if (next instanceof RecordFailed) return Effect.fail(next)
+      step = { ...next, keys: next.prepared.requests.map(answers.keyOf) }
+    }
+    const keyed = step
+    return Effect.flatMap(askAll(keyed), (settled) => {
+      const answered = settle(keyed, settled)
+      if (!Array.isArray(answered)) return Effect.fail(answered)
+      const failed = absorb(state, keyed, answered)
+      return failed === undefined ? carryOn(state) : Effect.fail(failed)
+    })
   }
 
-  return Object.assign(processRecord, { processKnown })
+  /** One record through every stage. */
+  const fold = (input: Fields): Effect.Effect<FoldedRecord, RecordFailed | JobAborted> => Effect.suspend(() => carryOn(begin(input)))
+
+  return { fold, begin, prepareNext, absorb, finished, result, carryOn: (state: RecordInFold) => Effect.suspend(() => carryOn(state)) }
 }
+
+export type StageFold = ReturnType<typeof makeStageFold>

@@ -2,9 +2,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import type { Ask } from "../../../src/engine/records/answer-cache.ts"
-import { makeRecordProcessor } from "../../../src/engine/records/stage-fold.ts"
+import { makeStageFold } from "../../../src/engine/records/stage-fold.ts"
 import { RequestFailed } from "../../../src/engine/flow/retry.ts"
-import { makePipeline, type Stage } from "../../../src/pipeline/stage.ts"
+import { makePipeline, type Prepared, type Stage, StageInputError } from "../../../src/pipeline/stage.ts"
 import type { TextService } from "../../../src/service/client.ts"
 import { condition, lengthStage, wordsStage } from "../fake-stages.ts"
 
@@ -16,7 +16,17 @@ const askLocally: Ask = (request) =>
     Effect.mapError((e) => new RequestFailed({ status: e._tag, detail: e.message, attempts: 1 }))
   )
 const run = (stages: ReadonlyArray<Stage>, fields: Record<string, unknown>, ask: Ask = askLocally) =>
-  Effect.runPromise(makeRecordProcessor(Either.getOrThrow(makePipeline("p", "", stages)), ask, { referenceAnswers: true })(fields))
+  Effect.runPromise(foldOf(stages, ask).fold(fields))
+const foldOf = (stages: ReadonlyArray<Stage>, ask: Ask = askLocally) =>
+  makeStageFold(Either.getOrThrow(makePipeline("p", "", stages)), { ask, keyOf: (r) => r.key }, { referenceAnswers: true })
+/** A stage whose preparation is another's, changed by `change`. */
+const changed = (stage: Stage, change: (p: Prepared) => Prepared): Stage => ({
+  ...stage,
+  prepare: (f) => {
+    const p = stage.prepare(f)
+    return p instanceof StageInputError ? p : change(p)
+  }
+})
 
 describe("record processing", () => {
   it("gives a later stage the columns of the earlier ones", async () => {
@@ -48,17 +58,14 @@ describe("record processing", () => {
 
   it("fails the record with the stage, status and the request's label when a request fails for good", async () => {
     const failing: Ask = (request) => Effect.fail(new RequestFailed({ status: "BadRequestError", detail: `no: ${request.text}`, attempts: 1 }))
-    const labelled: Stage = {
-      ...lengthStage("a", "text"),
-      prepare: (f) => lengthStage("a", "text").prepare(f).pipe(Effect.map((p) => ({ ...p, requests: p.requests.map((r) => ({ ...r, label: "text chunk 2/3" })) })))
-    }
-    const error = await Effect.runPromise(Effect.flip(makeRecordProcessor(Either.getOrThrow(makePipeline("p", "", [labelled])), failing, { referenceAnswers: true })({ text: "x" })))
+    const labelled = changed(lengthStage("a", "text"), (p) => ({ ...p, requests: p.requests.map((r) => ({ ...r, label: "text chunk 2/3" })) }))
+    const error = await Effect.runPromise(Effect.flip(foldOf([labelled], failing).fold({ text: "x" })))
     expect(error).toMatchObject({ _tag: "RecordFailed", info: { stage: "a", status: "BadRequestError", message: "text chunk 2/3: no: x", attempts: 1 } })
   })
 
   it("fails the record when a one-row stage assembles several rows", async () => {
-    const broken: Stage = { ...lengthStage("a", "text"), prepare: (f) => lengthStage("a", "text").prepare(f).pipe(Effect.map((p) => ({ ...p, assemble: () => [{}, {}] }))) }
-    const error = await Effect.runPromise(Effect.flip(makeRecordProcessor(Either.getOrThrow(makePipeline("p", "", [broken])), askLocally, { referenceAnswers: true })({ text: "x" })))
+    const broken = changed(lengthStage("a", "text"), (p) => ({ ...p, assemble: () => [{}, {}] }))
+    const error = await Effect.runPromise(Effect.flip(foldOf([broken]).fold({ text: "x" })))
     expect(error).toMatchObject({ _tag: "RecordFailed", info: { stage: "a", status: "stage-contract" } })
   })
 })
