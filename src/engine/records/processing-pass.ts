@@ -12,10 +12,10 @@ import type { SourceItem, SourceRecord } from "../../io/source.ts"
 import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
 import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
 import { outcomesReader } from "../outcome-reader.ts"
-import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold, type StageStep } from "./stage-fold.ts"
+import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold } from "./stage-fold.ts"
 import type { JobAborted, RequestFailed } from "../flow/retry.ts"
 import type { RunStats } from "../run-stats.ts"
-import type { StageRequest } from "../../pipeline/stage.ts"
+import type { Prepared, StageRequest } from "../../pipeline/stage.ts"
 import { runPool } from "../flow/worker-pool.ts"
 import { approximateBytes } from "../flow/byte-gate.ts"
 import type { RequestBudget } from "../flow/request-budget.ts"
@@ -175,11 +175,11 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
         if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo.map((record) => ({ record, state: fold.begin(record.fields) }))))
         const requests: Array<StageRequest> = []
         const states: Array<RecordInFold> = []
-        const steps: Array<StageStep | RecordFailed | undefined> = []
+        const steps: Array<Prepared | RecordFailed | undefined> = []
         for (const record of todo) {
           const state = fold.begin(record.fields)
           const step = fold.prepareNext(state)
-          if (step !== undefined && !(step instanceof RecordFailed)) for (const r of step.prepared.requests) requests.push(r)
+          if (step !== undefined && !(step instanceof RecordFailed)) for (const r of step.requests) requests.push(r)
           states.push(state)
           steps.push(step)
         }
@@ -197,12 +197,11 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
             else if (step instanceof RecordFailed) end = step
             else {
               const from = to
-              to += step.prepared.requests.length
-              const keyed = { stage: step.stage, prepared: step.prepared, keys: keys.slice(from, to) }
-              if (!answers.allKnown(keys, from, to)) state.pending = keyed
+              to += step.requests.length
+              if (!answers.allKnown(keys, from, to)) state.pending = { prepared: step, keys: keys.slice(from, to) }
               else {
                 // Every answer known: the stage is folded here, with no fiber.
-                end = fold.absorb(state, keyed, answers.knownAnswers(keys, from, to))
+                end = fold.absorb(state, step, keys.slice(from, to), answers.knownAnswers(keys, from, to))
                 if (end === undefined && fold.finished(state)) end = fold.result(state)
               }
             }

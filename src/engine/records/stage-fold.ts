@@ -39,14 +39,9 @@ export interface FoldOptions {
   readonly referenceAnswers: boolean
 }
 
-/** A stage prepared for a record. */
-export interface StageStep {
-  readonly stage: Stage
+/** The next stage prepared for a record, with the keys its answers are stored under (in request order). */
+export interface KeyedPreparation {
   readonly prepared: Prepared
-}
-
-/** A stage prepared for a record, with the keys its answers are stored under (in request order). */
-export interface KeyedStep extends StageStep {
   readonly keys: ReadonlyArray<string>
 }
 
@@ -55,7 +50,7 @@ export interface KeyedStep extends StageStep {
  * stored answers allow, and a worker carries on from where it stopped.
  */
 export interface RecordInFold {
-  /** The next stage to look at. */
+  /** The next stage to look at (after `prepareNext`: the stage prepared). */
   next: number
   /** The input fields plus the columns of the stages done (what the next stage reads). */
   fields: Fields
@@ -63,10 +58,10 @@ export interface RecordInFold {
   columns: Readonly<Record<string, unknown>>
   /** The rows of a final fan-out stage. */
   fanned: ReadonlyArray<Row> | undefined
-  readonly keys: Array<string>
+  keys: ReadonlyArray<string>
   counts: Readonly<Record<string, number>> | undefined
   /** The next stage, prepared (and its answers looked up) by the reading fiber, if it was. */
-  pending: KeyedStep | undefined
+  pending: KeyedPreparation | undefined
 }
 
 const fail = (stage: string, status: string, message: string, attempts = 0) =>
@@ -109,11 +104,11 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
    * Skips the stages whose `when` does not hold (their columns null) and prepares the next one;
    * undefined when no stage is left. Synchronous: a stage prepares without I/O.
    */
-  const prepareNext = (state: RecordInFold): StageStep | RecordFailed | undefined => {
+  const prepareNext = (state: RecordInFold): Prepared | RecordFailed | undefined => {
     const stage = skipIdle(state)
     if (stage === undefined) return undefined
     const prepared = stage.prepare(state.fields)
-    return prepared instanceof StageInputError ? fail(stage.name, "input", prepared.message) : { stage, prepared }
+    return prepared instanceof StageInputError ? fail(stage.name, "input", prepared.message) : prepared
   }
 
   /** Passes the stages whose `when` does not hold; the next stage to run, if any. */
@@ -129,9 +124,12 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
   /** Whether no stage is left to run for the record. */
   const finished = (state: RecordInFold): boolean => state.pending === undefined && skipIdle(state) === undefined
 
-  /** Every answer of the next stage in (in request order): its rows folded into the record, or why it fails. */
-  const absorb = (state: RecordInFold, step: KeyedStep, answered: ReadonlyArray<unknown>): RecordFailed | undefined => {
-    const { stage, prepared, keys } = step
+  /**
+   * Every answer of the stage `prepareNext` prepared (in request order, stored under `keys`): its
+   * rows folded into the record, or why it fails. Arguments, not an object: once per record on a warm rerun.
+   */
+  const absorb = (state: RecordInFold, prepared: Prepared, keys: ReadonlyArray<string>, answered: ReadonlyArray<unknown>): RecordFailed | undefined => {
+    const stage = stages[state.next]!
     let rows: ReadonlyArray<Row>
     try {
       rows = prepared.assemble(answered)
@@ -151,7 +149,7 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
             }
             return copy
           })
-    for (const k of keys) state.keys.push(k)
+    state.keys = state.keys.length === 0 ? keys : [...state.keys, ...keys]
     state.counts = addCounts(state.counts, prepared.counts)
     if (stage.fanOut) {
       // Zero rows would drop the record from the output: keep one row with null columns.
@@ -173,7 +171,7 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
   })
 
   /** The settled answers of a step: all of them, or why the record fails (the first failure in request order). */
-  const settle = (step: KeyedStep, settled: ReadonlyArray<Either.Either<unknown, RequestFailed | JobAborted>>): Array<unknown> | RecordFailed | JobAborted => {
+  const settle = (stage: Stage, prepared: Prepared, settled: ReadonlyArray<Either.Either<unknown, RequestFailed | JobAborted>>): Array<unknown> | RecordFailed | JobAborted => {
     const answered: Array<unknown> = []
     let failure: { readonly error: RequestFailed; readonly index: number } | undefined
     for (const [index, r] of settled.entries()) {
@@ -183,40 +181,37 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
     }
     if (failure === undefined) return answered
     const { error: e, index } = failure
-    const label = step.prepared.requests[index]!.label
-    return fail(step.stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts)
+    const label = prepared.requests[index]!.label
+    return fail(stage.name, e.status, label === undefined ? e.detail : `${label}: ${e.detail}`, e.attempts)
   }
 
   // Every request runs to its end even when a sibling fails, so finished chunks are stored for
   // the retry; then the first failure (in request order) fails the record.
-  const askAll = (step: KeyedStep) => {
-    const { prepared, keys } = step
-    return prepared.requests.length === 1
+  const askAll = ({ prepared, keys }: KeyedPreparation) => prepared.requests.length === 1
       ? Effect.map(Effect.either(answers.ask(prepared.requests[0]!, keys[0]!)), (r) => [r])
       : Effect.all(
           prepared.requests.map((r, i) => answers.ask(r, keys[i]!)),
           { concurrency: "unbounded", mode: "either" }
         )
-  }
 
   /**
    * The rest of the fold: each stage left prepared, asked and absorbed in turn. Pipes, not a
    * generator: this runs for every record that goes to a worker.
    */
   const carryOn = (state: RecordInFold): Effect.Effect<FoldedRecord, RecordFailed | JobAborted> => {
-    let step: KeyedStep | undefined = state.pending
+    let step: KeyedPreparation | undefined = state.pending
     state.pending = undefined
     if (step === undefined) {
-      const next = prepareNext(state)
-      if (next === undefined) return Effect.succeed(result(state))
-      if (next instanceof RecordFailed) return Effect.fail(next)
-      step = { ...next, keys: next.prepared.requests.map(answers.keyOf) }
+      const prepared = prepareNext(state)
+      if (prepared === undefined) return Effect.succeed(result(state))
+      if (prepared instanceof RecordFailed) return Effect.fail(prepared)
+      step = { prepared, keys: prepared.requests.map(answers.keyOf) }
     }
-    const keyed = step
-    return Effect.flatMap(askAll(keyed), (settled) => {
-      const answered = settle(keyed, settled)
+    const { prepared, keys } = step
+    return Effect.flatMap(askAll(step), (settled) => {
+      const answered = settle(stages[state.next]!, prepared, settled)
       if (!Array.isArray(answered)) return Effect.fail(answered)
-      const failed = absorb(state, keyed, answered)
+      const failed = absorb(state, prepared, keys, answered)
       return failed === undefined ? carryOn(state) : Effect.fail(failed)
     })
   }
