@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import type { Ask } from "../../../src/engine/records/answer-cache.ts"
-import { makeStageFold } from "../../../src/engine/records/stage-fold.ts"
+import { makeStageFold, RecordFailed } from "../../../src/engine/records/stage-fold.ts"
 import { RequestFailed } from "../../../src/engine/flow/retry.ts"
 import { makePipeline, type Prepared, type Stage, StageInputError } from "../../../src/pipeline/stage.ts"
 import type { TextService } from "../../../src/service/client.ts"
@@ -67,5 +67,23 @@ describe("record processing", () => {
     const broken = changed(lengthStage("a", "text"), (p) => ({ ...p, assemble: () => [{}, {}] }))
     const error = await Effect.runPromise(Effect.flip(foldOf([broken]).fold({ text: "x" })))
     expect(error).toMatchObject({ _tag: "RecordFailed", info: { stage: "a", status: "stage-contract" } })
+  })
+
+  it("gives the same record whether a worker folds it whole or carries on from the reading fiber's first stage", async () => {
+    const stages = [lengthStage("a", "text"), { ...lengthStage("b", "a_len"), reads: ["a_len"] }, wordsStage("w", "text")]
+    const whole = await run(stages, { text: "one two" })
+    // As the processing pass does on a warm rerun: the first stage prepared and answered in the reading fiber…
+    const asked: Array<string> = []
+    const counting: Ask = (request, key) => Effect.zipRight(Effect.sync(() => asked.push(request.text)), askLocally(request, key))
+    const fold = foldOf(stages, counting)
+    const state = fold.begin({ text: "one two" })
+    const first = fold.prepareNext(state)
+    if (first === undefined || first instanceof RecordFailed) throw new Error("expected the first stage prepared")
+    expect(fold.absorb(state, first, first.requests.map((r) => r.key), [7])).toBeUndefined()
+    expect(fold.finished(state)).toBe(false)
+    // …then a worker carries on with the value it is handed: the first stage is not asked again.
+    const carried = await Effect.runPromise(fold.carryOn(state))
+    expect(carried).toEqual(whole)
+    expect(asked).toEqual(["7", "one", "two"])
   })
 })
