@@ -4,8 +4,8 @@
  * `store:` section to keep a sqlite-vec store in step (see jobs/embedding-backfill.yaml).
  */
 import { Either } from "effect"
-import { parseCondition } from "../src/engine/condition.ts"
-import { definePreset } from "../src/engine/preset.ts"
+import { parseCondition } from "../src/pipeline/condition.ts"
+import { definePreset } from "../src/pipeline/preset.ts"
 import { embed } from "../src/stages/embed.ts"
 import { moderate } from "../src/stages/moderate.ts"
 

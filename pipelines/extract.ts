@@ -7,7 +7,7 @@
  * (extract_date, extract_amount, extract_currency); a text with no amount gets null amount and currency.
  */
 import { Effect } from "effect"
-import { definePreset } from "../src/engine/preset.ts"
+import { definePreset } from "../src/pipeline/preset.ts"
 import { generate, type GenerateTool } from "../src/stages/generate.ts"
 
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]

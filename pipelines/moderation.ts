@@ -1,5 +1,5 @@
 /** Nightly corpus moderation: every mapped text column through svc3-guard. */
-import { definePreset } from "../src/engine/preset.ts"
+import { definePreset } from "../src/pipeline/preset.ts"
 import { moderate } from "../src/stages/moderate.ts"
 
 export default definePreset({

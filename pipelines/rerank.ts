@@ -4,7 +4,7 @@
  * JSON-array string (CSV). For a separator-delimited column, or other options, list the stage in
  * the job file instead.
  */
-import { definePreset } from "../src/engine/preset.ts"
+import { definePreset } from "../src/pipeline/preset.ts"
 import { rerank } from "../src/stages/rerank.ts"
 
 export default definePreset({

@@ -4,8 +4,8 @@
  * options, list the stages in the job file instead (see jobs/bulk-translate.yaml).
  */
 import { Either } from "effect"
-import { parseCondition } from "../src/engine/condition.ts"
-import { definePreset } from "../src/engine/preset.ts"
+import { parseCondition } from "../src/pipeline/condition.ts"
+import { definePreset } from "../src/pipeline/preset.ts"
 import { moderate } from "../src/stages/moderate.ts"
 import { translate } from "../src/stages/translate.ts"
 

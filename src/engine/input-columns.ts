@@ -10,7 +10,7 @@
 import { Data, Effect, Stream } from "effect"
 import { sourceColumns } from "../io/input-access.ts"
 import type { Source } from "../io/source.ts"
-import type { Pipeline } from "./stage.ts"
+import type { Pipeline } from "../pipeline/stage.ts"
 import { thousands } from "./thousands.ts"
 
 /** Records of a JSONL input whose keys stand for its columns. */

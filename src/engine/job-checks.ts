@@ -11,7 +11,7 @@ import { openSource } from "../io/open-source.ts"
 import { checkStoreOwner } from "../store/store-owner.ts"
 import { checkInputColumns } from "./input-columns.ts"
 import type { ResolvedJob } from "./job.ts"
-import type { Pipeline } from "./stage.ts"
+import type { Pipeline } from "../pipeline/stage.ts"
 
 export const checkJob = (job: ResolvedJob, pipeline: Pipeline) =>
   Effect.gen(function* () {

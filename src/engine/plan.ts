@@ -10,8 +10,8 @@ import type { Source } from "../io/source.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { codePointLength } from "../service/limits.ts"
 import { countTokens } from "../service/tokens.ts"
-import { originKey } from "./answer-cache.ts"
-import type { Fields, Pipeline } from "./stage.ts"
+import { originKey } from "./records/answer-cache.ts"
+import { type Fields, type Pipeline, StageInputError } from "../pipeline/stage.ts"
 
 export interface PlanRow {
   readonly stage: string
@@ -84,12 +84,12 @@ export const planJob = (pipeline: Pipeline, source: Source, origin: string | und
             if (stage.when.columns.some((c) => unknown.has(c))) assumed = true
             else if (!stage.when.test(fields)) continue
           }
-          const prepared = yield* Effect.either(stage.prepare(fields))
-          if (prepared._tag === "Left") {
+          const prepared = stage.prepare(fields)
+          if (prepared instanceof StageInputError) {
             inputErrors[stage.name] = (inputErrors[stage.name] ?? 0) + 1
             return
           }
-          const { requests, assemble } = prepared.right
+          const { requests, assemble } = prepared
           const seen = new Set<string>()
           const answers: Array<unknown> = []
           let allCached = true

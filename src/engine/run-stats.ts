@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { type DiscoveredRate, RunStatsSnapshot } from "../ledger/stored.ts"
-import type { DiscoveredRate as LiveRate } from "./rate-discovery.ts"
+import type { DiscoveredRate as LiveRate } from "./flow/rate-discovery.ts"
 
 export { RunStatsSnapshot }
 

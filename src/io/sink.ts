@@ -6,7 +6,7 @@
  * destination (a file sink writes a temporary file beside it and renames it on commit).
  */
 import { Data, type Effect, type Scope } from "effect"
-import type { Column } from "./columns.ts"
+import type { Column } from "../pipeline/columns.ts"
 import type { InputTypes } from "./input-types.ts"
 import type { Hit, StoreSettings, StoreWriter } from "../store/vector-store.ts"
 

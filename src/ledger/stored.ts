@@ -43,7 +43,7 @@ export type RecordOutput = typeof RecordOutput.Type
 
 const count = Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 })
 
-/** The rate learnt for a model run with no `limits.rpm` (engine/rate-discovery.ts). */
+/** The rate learnt for a model run with no `limits.rpm` (engine/flow/rate-discovery.ts). */
 export const DiscoveredRate = Schema.Struct({
   /** The rate to pin in `limits.rpm`, requests per minute; absent when no 429 was met. */
   rpm: Schema.optional(Schema.NonNegativeInt),

@@ -1,6 +1,6 @@
 /** A job's report options: its `report:` settings plus what its pipeline says (moderation prefix, text columns). */
 import type { ReportSettings } from "../engine/job.ts"
-import type { Pipeline } from "../engine/stage.ts"
+import type { Pipeline } from "../pipeline/stage.ts"
 import { defaultReportOptions, type ReportOptions } from "./build-report.ts"
 
 export const reportOptionsFor = (pipeline: Pipeline, settings: ReportSettings): ReportOptions => {

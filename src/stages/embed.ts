@@ -14,9 +14,9 @@
  * - Empty or whitespace-only text is not sent: the vector is null.
  */
 import { Effect, Schema } from "effect"
-import type { Condition } from "../engine/condition.ts"
-import { makeRequest, prepared, preparing, type Row, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
-import { column, ColumnType, type Column } from "../io/columns.ts"
+import type { Condition } from "../pipeline/condition.ts"
+import { makeRequest, prepared, type Row, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
+import { column, ColumnType, type Column } from "../pipeline/columns.ts"
 import { Float32Vector } from "../ledger/stored.ts"
 import type { TextService } from "../service/client.ts"
 import type { ServiceError } from "../service/errors.ts"
@@ -24,7 +24,7 @@ import { Limits, Models, utf8Bytes } from "../service/limits.ts"
 import { EmbeddingTaskType } from "../service/schemas/endpoints.ts"
 import { countTokens } from "../service/tokens.ts"
 import { chunkText } from "./chunking.ts"
-import { defineStageType } from "./stage-type.ts"
+import { defineStageType } from "../pipeline/stage-type.ts"
 import { fieldText } from "./text-field.ts"
 
 export const LongPolicy = Schema.Literal("mean", "truncate", "chunks")
@@ -162,7 +162,7 @@ export const embed = (options: EmbedOptions): Stage => {
     fanOut: long === "chunks",
     calls: [{ endpoint: "embeddings", model }],
     ...(options.when ? { when: options.when } : {}),
-    ...preparing((fields) => {
+    prepare: (fields) => {
       const value = fields[options.field]
       if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.field)} is missing` })
       const read = fieldText(options.field, value)
@@ -193,7 +193,7 @@ export const embed = (options: EmbedOptions): Stage => {
         (vectors) => [{ [vectorColumn]: vectors.length === 1 ? vectors[0] : weightedMean(vectors, chunks.map((c) => c.tokens)) }],
         counts
       )
-    })
+    }
   }
 }
 

@@ -19,16 +19,16 @@
 import { Effect, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
-import type { Condition } from "../engine/condition.ts"
-import { makeRequest, prepared, preparing, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
-import { column, type Column, ColumnType } from "../io/columns.ts"
+import type { Condition } from "../pipeline/condition.ts"
+import { makeRequest, prepared, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
+import { column, type Column, ColumnType } from "../pipeline/columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { IncompleteStreamError, ServiceError } from "../service/errors.ts"
 import { Models } from "../service/limits.ts"
 import { ChatParameters, type ChatCompletion, type ChatRequest, type Message, type Tool } from "../service/schemas/chat.ts"
 import { validateStructured } from "../service/structured.ts"
 import { type ToolCallError, type ToolHandler, toolRoundTrip } from "../service/tools.ts"
-import { defineStageType } from "./stage-type.ts"
+import { defineStageType } from "../pipeline/stage-type.ts"
 
 type JsonSchema = Readonly<Record<string, unknown>>
 
@@ -188,7 +188,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
     columns,
     calls: [{ endpoint: "chat", model }],
     ...(options.when ? { when: options.when } : {}),
-    ...preparing((fields) => {
+    prepare: (fields) => {
       const filled = fillTemplate(prompt, fields)
       if ("missing" in filled) return new StageInputError({ message: `prompt: field ${JSON.stringify(filled.missing)} is missing` })
       const messages: Array<Message> = [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), { role: "user", content: filled.text }]
@@ -209,7 +209,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
         }
         return [row]
       })
-    })
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import { embedStage } from "./embed.ts"
 import { generateStage } from "./generate.ts"
 import { moderateStage } from "./moderate.ts"
 import { rerankStage } from "./rerank.ts"
-import type { AnyStageType } from "./stage-type.ts"
+import type { AnyStageType } from "../pipeline/stage-type.ts"
 import { translateStage } from "./translate.ts"
 
 export const stageTypes: Readonly<Record<string, AnyStageType>> = {

@@ -5,15 +5,15 @@
  * `<prefix>raw` (the guard's text when it could not be parsed).
  */
 import { Effect, Schema } from "effect"
-import { column, ColumnType } from "../io/columns.ts"
+import { column, ColumnType } from "../pipeline/columns.ts"
 import { Models } from "../service/limits.ts"
 import { type CategoryCode, CategoryCodes, parseVerdict } from "../service/moderation.ts"
 import { countTokens, surelyWithinTokens } from "../service/tokens.ts"
 import { chunkText } from "./chunking.ts"
-import type { Condition } from "../engine/condition.ts"
-import { defineStageType, FieldList } from "./stage-type.ts"
+import type { Condition } from "../pipeline/condition.ts"
+import { defineStageType, FieldList } from "../pipeline/stage-type.ts"
 import { fieldText } from "./text-field.ts"
-import { makeRequest, prepared, preparing, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
+import { makeRequest, prepared, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
 
 export interface ModerateOptions {
   /** Text fields to judge (all of them; missing fields fail the record). */
@@ -82,7 +82,7 @@ export const moderate = (options: ModerateOptions): Stage => {
     calls: [{ endpoint: "chat", model }],
     columns: [column(out.verdict, ColumnType.string), column(out.categories, ColumnType.string), column(out.raw, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
-    ...preparing((fields) => {
+    prepare: (fields) => {
       const requests: Array<StageRequest<string>> = []
       for (const field of options.fields) {
         const value = fields[field]
@@ -97,7 +97,7 @@ export const moderate = (options: ModerateOptions): Stage => {
       // Nothing to judge (null, empty or blank text): its own verdict, never "safe" without a request.
       if (requests.length === 0) return prepared(requests, () => [{ [out.verdict]: "empty", [out.categories]: "", [out.raw]: "" }], { [EMPTY]: 1 })
       return prepared(requests, assemble)
-    })
+    }
   }
 }
 

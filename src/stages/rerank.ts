@@ -11,15 +11,15 @@
  *   `<prefix>top` (the best candidate's text); `<prefix>warnings`.
  */
 import { Effect, Schema } from "effect"
-import type { Condition } from "../engine/condition.ts"
-import { makeRequest, prepared, preparing, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
-import { column, ColumnType } from "../io/columns.ts"
+import type { Condition } from "../pipeline/condition.ts"
+import { makeRequest, prepared, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
+import { column, ColumnType } from "../pipeline/columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { ServiceError } from "../service/errors.ts"
 import { Limits, Models } from "../service/limits.ts"
 import { RerankTaskType } from "../service/schemas/endpoints.ts"
 import { countTokens, withinTokens } from "../service/tokens.ts"
-import { defineStageType } from "./stage-type.ts"
+import { defineStageType } from "../pipeline/stage-type.ts"
 import { fieldText } from "./text-field.ts"
 
 export interface RerankOptions {
@@ -126,7 +126,7 @@ export const rerank = (options: RerankOptions): Stage => {
     calls: [{ endpoint: "rerank", model }],
     columns: [column(out.ranked, ColumnType.json), column(out.top, ColumnType.string), column(out.warnings, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
-    ...preparing((fields) => {
+    prepare: (fields) => {
       const queryValue = fields[options.query]
       if (queryValue === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.query)} is missing` })
       if (fields[options.candidates] === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.candidates)} is missing` })
@@ -162,7 +162,7 @@ export const rerank = (options: RerankOptions): Stage => {
         },
         warnings.length > 0 ? { rerank_excluded: warnings.length } : undefined
       )
-    })
+    }
   }
 }
 

@@ -5,7 +5,7 @@
  * as if it were the record's content — so the record fails, naming the field, and nothing is sent.
  * (A generate prompt is the place to send structured values: `{{field}}` inserts them as JSON.)
  */
-import { StageInputError } from "../engine/stage.ts"
+import { StageInputError } from "../pipeline/stage.ts"
 
 export const fieldText = (field: string, value: unknown): string | null | StageInputError => {
   if (value === null) return null

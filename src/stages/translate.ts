@@ -12,13 +12,13 @@
  *   source and missing from the translation are named in the warnings column.
  */
 import { Effect, Schema } from "effect"
-import { column, ColumnType } from "../io/columns.ts"
-import type { Condition } from "../engine/condition.ts"
-import { makeRequest, prepared, preparing, type Row, type Stage, StageInputError, type StageRequest } from "../engine/stage.ts"
+import { column, ColumnType } from "../pipeline/columns.ts"
+import type { Condition } from "../pipeline/condition.ts"
+import { makeRequest, prepared, type Row, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
 import { Lang } from "../service/schemas/endpoints.ts"
 import { detectLanguage } from "./language.ts"
 import { lostPlaceholders } from "./placeholders.ts"
-import { defineStageType, FieldList } from "./stage-type.ts"
+import { defineStageType, FieldList } from "../pipeline/stage-type.ts"
 import { chunkForTranslation, type TranslationChunks } from "./translation-chunking.ts"
 import { fieldText } from "./text-field.ts"
 
@@ -78,7 +78,7 @@ export const translate = (options: TranslateOptions): Stage => {
     calls: [{ endpoint: "translate", model: MODEL }],
     columns: [...options.fields.map((f) => column(target(f), ColumnType.string)), column(warnings, ColumnType.string)],
     ...(options.when ? { when: options.when } : {}),
-    ...preparing((fields) => {
+    prepare: (fields) => {
       const plans: Array<[string, FieldPlan]> = []
       const requests: Array<StageRequest<string>> = []
       let skipped = 0
@@ -119,7 +119,7 @@ export const translate = (options: TranslateOptions): Stage => {
         return [row]
       }
       return prepared(requests, assemble, skipped > 0 ? { [SKIPPED]: skipped } : undefined)
-    })
+    }
   }
 }
 

@@ -11,11 +11,11 @@ import { Effect, Either, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeAnswerCache } from "../../src/engine/answer-cache.ts"
-import { processRecords } from "../../src/engine/process-records.ts"
-import { defaultRetryPolicy } from "../../src/engine/retry.ts"
+import { makeAnswerCache } from "../../src/engine/records/answer-cache.ts"
+import { processRecords } from "../../src/engine/records/in-memory-run.ts"
+import { defaultRetryPolicy } from "../../src/engine/flow/retry.ts"
 import { RunStats } from "../../src/engine/run-stats.ts"
-import { makePipeline } from "../../src/engine/stage.ts"
+import { makePipeline, type Prepared } from "../../src/pipeline/stage.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
 import { TextService } from "../../src/service/client.ts"
 import { formatVerdict } from "../../src/service/moderation.ts"
@@ -59,7 +59,7 @@ const main = Effect.gen(function* () {
   )
   for (const concurrency of [64, 256]) {
     yield* measure(`answer cache, ${concurrency} at once`, (from, count) =>
-      Effect.forEach(indices(from, count), (i) => Effect.flatMap(stage.prepare({ text: text(i) }), (p) => cache.ask(p.requests[0]!)), { concurrency, discard: true })
+      Effect.forEach(indices(from, count), (i) => Effect.suspend(() => { const r = (stage.prepare({ text: text(i) }) as Prepared).requests[0]!; return cache.ask(r, cache.keyOf(r)) }), { concurrency, discard: true })
     )
   }
   for (const records of [64, 256]) {

@@ -6,7 +6,7 @@
  *   npm run bench:pool
  */
 import { Duration, Effect, Stream } from "effect"
-import { runPool } from "../../src/engine/worker-pool.ts"
+import { runPool } from "../../src/engine/flow/worker-pool.ts"
 
 const n = 200_000
 const later = Effect.async<void>((resume) => void setImmediate(() => resume(Effect.void)))

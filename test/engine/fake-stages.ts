@@ -1,8 +1,8 @@
 /** Stages for engine tests: they answer from a fake `ask`, or from the emulator's endpoints. */
 import { Effect, Schema } from "effect"
-import { column, ColumnType } from "../../src/io/columns.ts"
-import type { Condition } from "../../src/engine/condition.ts"
-import { makeRequest, prepared, prepareSync, type Stage } from "../../src/engine/stage.ts"
+import { column, ColumnType } from "../../src/pipeline/columns.ts"
+import type { Condition } from "../../src/pipeline/condition.ts"
+import { makeRequest, prepared, type Stage } from "../../src/pipeline/stage.ts"
 
 export const condition = (source: string, columns: ReadonlyArray<string>, test: (f: Readonly<Record<string, unknown>>) => boolean): Condition => ({
   source,
@@ -17,7 +17,7 @@ export const lengthStage = (name: string, field: string, when?: Condition): Stag
   calls: [],
   columns: [column(`${name}_len`, ColumnType.number)],
   ...(when ? { when } : {}),
-  prepare: prepareSync((fields) =>
+  prepare: (fields) =>
     prepared(
       [
         makeRequest({
@@ -31,7 +31,6 @@ export const lengthStage = (name: string, field: string, when?: Condition): Stag
       ],
       (answers) => [{ [`${name}_len`]: answers[0] }]
     )
-  )
 })
 
 /** Fan-out: one row per word of the field, with `<name>_word` and `<name>_n`. */
@@ -41,7 +40,7 @@ export const wordsStage = (name: string, field: string): Stage => ({
   calls: [],
   columns: [column(`${name}_word`, ColumnType.string), column(`${name}_n`, ColumnType.number)],
   fanOut: true,
-  prepare: prepareSync((fields) => {
+  prepare: (fields) => {
     const words = String(fields[field]).split(/\s+/).filter((w) => w !== "")
     return prepared(
       words.map((w) =>
@@ -49,7 +48,7 @@ export const wordsStage = (name: string, field: string): Stage => ({
       ),
       (answers) => answers.map((a, i) => ({ [`${name}_word`]: a, [`${name}_n`]: i }))
     )
-  })
+  }
 })
 
 const Embedding = Schema.Struct({ vector: Schema.Array(Schema.Number), tokens: Schema.Number })
@@ -60,7 +59,7 @@ export const embedStage = (field: string): Stage => ({
   reads: [field],
   calls: [],
   columns: [column("embedding", ColumnType.vector(1536)), column("embedding_info", ColumnType.json)],
-  prepare: prepareSync((fields) =>
+  prepare: (fields) =>
     prepared(
       [
         makeRequest({
@@ -77,5 +76,4 @@ export const embedStage = (field: string): Stage => ({
       ],
       (answers) => [{ embedding: answers[0]!.vector, embedding_info: { tokens: answers[0]!.tokens, model: "svc3-embedding" } }]
     )
-  )
 })

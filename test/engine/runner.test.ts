@@ -6,8 +6,8 @@ import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import type { RequestLogEntry } from "../../src/emulator/options.ts"
 import { KEY, requestLog } from "../helpers.ts"
-import { column, ColumnType } from "../../src/io/columns.ts"
-import { makeRequest, prepared, prepareSync, type Stage } from "../../src/engine/stage.ts"
+import { column, ColumnType } from "../../src/pipeline/columns.ts"
+import { makeRequest, prepared, type Stage } from "../../src/pipeline/stage.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import { writeOutputs } from "../../src/engine/output-pass.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
@@ -19,7 +19,7 @@ const unknownModelStage: Stage = {
   reads: ["text"],
   calls: [],
   columns: [column("verdict", ColumnType.string)],
-  prepare: prepareSync((fields) =>
+  prepare: (fields) =>
     prepared(
       [
         makeRequest({
@@ -33,7 +33,6 @@ const unknownModelStage: Stage = {
       ],
       () => [{ verdict: "never" }]
     )
-  )
 }
 
 const verdictOf = (i: number) => (i % 5 === 0 ? "harmful" : "safe")

@@ -6,7 +6,7 @@ import { Effect, Exit, Scope } from "effect"
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { column, ColumnType } from "../../src/io/columns.ts"
+import { column, ColumnType } from "../../src/pipeline/columns.ts"
 import type { SinkSpec } from "../../src/io/sink.ts"
 import { sinks } from "../../src/io/sinks/index.ts"
 

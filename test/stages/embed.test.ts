@@ -7,8 +7,9 @@ import { TextService } from "../../src/service/client.ts"
 import { BadRequestError } from "../../src/service/errors.ts"
 import { countTokens } from "../../src/service/tokens.ts"
 import { embed, embeddingChunks, embedStage, weightedMean } from "../../src/stages/embed.ts"
-import { stageFromEntry } from "../../src/stages/stage-type.ts"
+import { stageFromEntry } from "../../pipelines/index.ts"
 import { Schema } from "effect"
+import { preparation, refusal } from "./prepare-result.ts"
 
 const prose = (n: number) => Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about gardens, rivers and 🌸 blossoms.`).join(" ")
 
@@ -77,7 +78,7 @@ describe("embed stage", () => {
     const text = prose(60)
     const stage = embed({ field: "body" })
     return Effect.gen(function* () {
-      const prepared = yield* stage.prepare({ body: text })
+      const prepared = preparation(stage.prepare({ body: text }))
       expect(prepared.requests).toHaveLength(1)
       const svc = yield* TextService
       const answer = yield* prepared.requests[0]!.send(svc)
@@ -97,7 +98,7 @@ describe("embed stage", () => {
 
   it.effect("does not send empty text: the vector is null", () =>
     Effect.gen(function* () {
-      const prepared = yield* embed({ field: "body" }).prepare({ body: "  " })
+      const prepared = preparation(embed({ field: "body" }).prepare({ body: "  " }))
       expect(prepared.requests).toHaveLength(0)
       expect(prepared.assemble([])).toEqual([{ embedding: null }])
     })
@@ -105,7 +106,7 @@ describe("embed stage", () => {
 
   it.effect("fails a record whose field is missing, naming it", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(embed({ field: "body" }).prepare({ title: "x" }))
+      const error = refusal(embed({ field: "body" }).prepare({ title: "x" }))
       expect(error.message).toBe('field "body" is missing')
     })
   )

@@ -1,10 +1,10 @@
 /** The moderate stage and text chunking. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { StageInputError } from "../../src/engine/stage.ts"
+import { StageInputError } from "../../src/pipeline/stage.ts"
 import { chunkText } from "../../src/stages/chunking.ts"
 import { moderate } from "../../src/stages/moderate.ts"
 import { countTokens } from "../../src/service/tokens.ts"
+import { preparation, refusal } from "./prepare-result.ts"
 
 describe("chunkText", () => {
   it("keeps short text whole and splits long text at sentence ends, losing nothing", () => {
@@ -44,18 +44,18 @@ describe("chunkText", () => {
 describe("moderate stage", () => {
   const stage = moderate({ fields: ["title", "body"], maxTokensPerCall: 50 })
   const assemble = (answers: ReadonlyArray<string>) =>
-    Effect.runSync(stage.prepare({ title: "t", body: "b" })).assemble(answers)
+    preparation(stage.prepare({ title: "t", body: "b" })).assemble(answers)
 
   it("makes one request per non-empty chunk of every field, each with its content key", () => {
-    const { requests } = Effect.runSync(stage.prepare({ title: "Hello", body: "A sentence. ".repeat(30), extra: 1 }))
+    const { requests } = preparation(stage.prepare({ title: "Hello", body: "A sentence. ".repeat(30), extra: 1 }))
     expect(requests.length).toBeGreaterThan(2)
     expect(requests[0]!.text).toBe("Hello")
     expect(requests.every((r) => r.model === "svc3-guard" && r.endpoint === "chat" && r.key.length > 20)).toBe(true)
-    expect(Effect.runSync(stage.prepare({ title: "", body: null })).requests).toHaveLength(0)
+    expect(preparation(stage.prepare({ title: "", body: null })).requests).toHaveLength(0)
   })
 
   it("fails a record whose field is missing, without a request", () => {
-    const r = Effect.runSync(Effect.flip(stage.prepare({ title: "x" })))
+    const r = refusal(stage.prepare({ title: "x" }))
     expect(r).toBeInstanceOf(StageInputError)
     expect(r.message).toContain("body")
   })

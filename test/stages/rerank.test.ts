@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { readCandidates, rerank, rerankStage } from "../../src/stages/rerank.ts"
-import { stageFromEntry } from "../../src/stages/stage-type.ts"
+import { stageFromEntry } from "../../pipelines/index.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 

@@ -1,7 +1,7 @@
 /** The translate stage end to end against the emulator: direction, chunks, resume, warnings, skips. */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Either } from "effect"
-import { parseCondition } from "../../src/engine/condition.ts"
+import { parseCondition } from "../../src/pipeline/condition.ts"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { fnv1a } from "../../src/emulator/hash.ts"
 import { EN_MARK } from "../../src/emulator/models/translate.ts"

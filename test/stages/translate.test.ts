@@ -1,10 +1,10 @@
 /** The translate stage: direction, pass-through, chunk layout, rejoining, placeholder warnings. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { StageInputError } from "../../src/engine/stage.ts"
+import { StageInputError } from "../../src/pipeline/stage.ts"
 import { translate } from "../../src/stages/translate.ts"
+import { preparation, refusal } from "./prepare-result.ts"
 
-const prepare = (options: Parameters<typeof translate>[0], fields: Record<string, unknown>) => Effect.runSync(translate(options).prepare(fields))
+const prepare = (options: Parameters<typeof translate>[0], fields: Record<string, unknown>) => preparation(translate(options).prepare(fields))
 
 describe("translate stage", () => {
   it("sends Japanese text to English with the detected direction, one request per field", () => {
@@ -37,7 +37,7 @@ describe("translate stage", () => {
   })
 
   it("fails a record whose field is missing, without a request", () => {
-    const error = Effect.runSync(Effect.flip(translate({ fields: ["body"], to: "en" }).prepare({ title: "x" })))
+    const error = refusal(translate({ fields: ["body"], to: "en" }).prepare({ title: "x" }))
     expect(error).toBeInstanceOf(StageInputError)
     expect(error.message).toContain('"body"')
   })

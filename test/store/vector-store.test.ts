@@ -1,7 +1,7 @@
 /** Which column feeds the store, checked before anything runs. */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { column, ColumnType } from "../../src/io/columns.ts"
+import { column, ColumnType } from "../../src/pipeline/columns.ts"
 import { StoreSettings, storeVectorColumn } from "../../src/store/vector-store.ts"
 
 const settings = (extra: Record<string, unknown> = {}) => Schema.decodeUnknownSync(StoreSettings)({ path: "v.sqlite", ...extra })

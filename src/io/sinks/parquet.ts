@@ -13,7 +13,7 @@
 import { Effect } from "effect"
 import type { SchemaElement } from "hyparquet"
 import { ByteWriter, fileWriter, ParquetWriter, schemaFromColumnData } from "hyparquet-writer"
-import type { Column } from "../columns.ts"
+import type { Column } from "../../pipeline/columns.ts"
 import { atomicPath } from "../atomic-file.ts"
 import type { InputTypes, ValueKind } from "../input-types.ts"
 import { addedColumns, SinkError, type SinkAdapter, type SinkSpec } from "../sink.ts"

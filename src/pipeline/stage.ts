@@ -6,8 +6,8 @@
  * can price a job without sending anything; each names the Schema of what the ledger stores for
  * it. The runner knows nothing else about a stage.
  */
-import { Data, Effect, Either, type Schema } from "effect"
-import type { Column } from "../io/columns.ts"
+import { Data, type Effect, Either, type Schema } from "effect"
+import type { Column } from "./columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
 import type { Condition } from "./condition.ts"
@@ -88,12 +88,12 @@ export interface Stage {
   readonly when?: Condition
   /** The endpoints and models its requests use (for `svc-batch check`, and `search`'s model). */
   readonly calls: ReadonlyArray<{ readonly endpoint: Endpoint; readonly model: string }>
-  readonly prepare: (fields: Fields) => Effect.Effect<Prepared, StageInputError>
   /**
-   * The same preparation, synchronously, for stages that have it: the runner prepares a window of
-   * records ahead with it (an Effect run per record would cost a fiber each on a warm rerun).
+   * Synchronous, with no I/O: the runner prepares a window of records ahead in the reading fiber
+   * (an Effect per record would cost a fiber each on a warm rerun). A stage that needs a file or a
+   * lookup does it when it is built (as `generate` loads its schema file).
    */
-  readonly prepareNow?: (fields: Fields) => Prepared | StageInputError
+  readonly prepare: (fields: Fields) => Prepared | StageInputError
 }
 
 export interface Pipeline {
@@ -154,16 +154,3 @@ export const makePipeline = (name: string, description: string, stages: Readonly
   }
   return Either.right({ name, description, stages, columns: stages.flatMap((s) => s.columns) })
 }
-
-/** For stages whose preparation cannot fail or is synchronous. */
-export const prepareSync = (f: (fields: Fields) => Prepared | StageInputError) => (fields: Fields) =>
-  Effect.suspend(() => {
-    const r = f(fields)
-    return r instanceof StageInputError ? Effect.fail(r) : Effect.succeed(r)
-  })
-
-/** A synchronous preparation as both of a stage's fields: `prepare` and `prepareNow`. */
-export const preparing = (f: (fields: Fields) => Prepared | StageInputError): Pick<Stage, "prepare" | "prepareNow"> => ({
-  prepare: prepareSync(f),
-  prepareNow: f
-})

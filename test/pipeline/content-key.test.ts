@@ -1,8 +1,8 @@
 /** Content keys are what stored answers are found by: the one-shot hash must give the keys ledgers already hold. */
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { contentKey } from "../../src/engine/content-key.ts"
-import { originKey } from "../../src/engine/answer-cache.ts"
+import { contentKey } from "../../src/pipeline/content-key.ts"
+import { originKey } from "../../src/engine/records/answer-cache.ts"
 
 /** The definition the ledgers were written with: SHA-256 over the parts joined by NUL, streamed. */
 const streamed = (a: string, b: string) => createHash("sha256").update(a).update("\u0000").update(b).digest("base64url")

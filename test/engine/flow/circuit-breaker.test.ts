@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Emulator } from "../../src/emulator/emulator.ts"
-import { makeCircuitBreaker } from "../../src/engine/circuit-breaker.ts"
-import { RequestFailed } from "../../src/engine/retry.ts"
-import { ModerationParseError, ResponseDecodeError, StructuredOutputError } from "../../src/service/errors.ts"
-import { generate } from "../../src/stages/generate.ts"
-import { KEY } from "../helpers.ts"
-import { pipelineOf, runOnce, tempDir, writeRecords } from "./run-helpers.ts"
+import { Emulator } from "../../../src/emulator/emulator.ts"
+import { makeCircuitBreaker } from "../../../src/engine/flow/circuit-breaker.ts"
+import { RequestFailed } from "../../../src/engine/flow/retry.ts"
+import { ModerationParseError, ResponseDecodeError, StructuredOutputError } from "../../../src/service/errors.ts"
+import { generate } from "../../../src/stages/generate.ts"
+import { KEY } from "../../helpers.ts"
+import { pipelineOf, runOnce, tempDir, writeRecords } from "../run-helpers.ts"
 
 const failedWith = (e: { readonly _tag: string; readonly message: string }) => new RequestFailed({ status: e._tag, detail: e.message, attempts: 1 })
 

@@ -1,8 +1,8 @@
 /** Building a pipeline refuses what would lose rows or read what nothing provides. */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { makePipeline } from "../../src/engine/stage.ts"
-import { condition, lengthStage, wordsStage } from "./fake-stages.ts"
+import { makePipeline } from "../../src/pipeline/stage.ts"
+import { condition, lengthStage, wordsStage } from "../engine/fake-stages.ts"
 
 const refused = (result: ReturnType<typeof makePipeline>) => (Either.isLeft(result) ? result.left.message : "accepted")
 

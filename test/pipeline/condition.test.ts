@@ -1,7 +1,7 @@
 /** `when` expressions: parsed once, evaluated safely per record. */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
-import { type ConditionError, parseCondition } from "../../src/engine/condition.ts"
+import { type ConditionError, parseCondition } from "../../src/pipeline/condition.ts"
 
 const parse = (expr: string) => Either.getOrThrow(parseCondition(expr))
 const holds = (expr: string, fields: Record<string, unknown>) => parse(expr).test(fields)

@@ -1,9 +1,9 @@
 /** The per-model limiter under TestClock: pacing, AIMD concurrency, pauses; with no rpm, rate discovery. */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Deferred, Duration, Effect, Either, Fiber, Option, TestClock } from "effect"
-import { makeLimiter } from "../../src/engine/limiter.ts"
-import { defaultRetryPolicy, withRetry } from "../../src/engine/retry.ts"
-import { RateLimitedError } from "../../src/service/errors.ts"
+import { makeLimiter } from "../../../src/engine/flow/limiter.ts"
+import { defaultRetryPolicy, withRetry } from "../../../src/engine/flow/retry.ts"
+import { RateLimitedError } from "../../../src/service/errors.ts"
 
 describe("limiter", () => {
   it.effect("a configured rate is a token bucket, empty at first: even starts, then a burst of what idle time refilled", () =>

@@ -1,6 +1,6 @@
 /** The rate-discovery controller (pure: times are given), one behaviour per test. */
 import { describe, expect, it } from "@effect/vitest"
-import { makeRateDiscovery } from "../../src/engine/rate-discovery.ts"
+import { makeRateDiscovery } from "../../../src/engine/flow/rate-discovery.ts"
 
 /** Accepts requests at the controller's own pace from `from` for `ms`; gives the time it ended. */
 const acceptFor = (d: ReturnType<typeof makeRateDiscovery>, from: number, ms: number) => {

@@ -6,21 +6,22 @@
  * read in one query, so a record whose every answer is known is done in the reading fiber, with
  * no worker and no request (a warm rerun), and only the rest go on to the workers.
  */
-import { Chunk, Effect, Exit, Option, Stream } from "effect"
-import { Ledger, type LedgerError, type RecordOutcome } from "../ledger/ledger.ts"
-import type { SourceRecord } from "../io/source.ts"
-import { type InputTypes, makeKindObserver } from "../io/input-types.ts"
-import { makeAnswerCache } from "./answer-cache.ts"
-import type { InlineOutput } from "./inline-output.ts"
-import { outcomesReader } from "./outcome-reader.ts"
-import { makeRecordProcessor, RecordFailed } from "./record-processing.ts"
-import type { JobAborted, RequestFailed } from "./retry.ts"
-import type { RunStats } from "./run-stats.ts"
-import { type Fields, type Prepared, StageInputError, type StageRequest } from "./stage.ts"
-import { runPool } from "./worker-pool.ts"
-import { approximateBytes } from "./byte-gate.ts"
-import type { RequestBudget } from "./request-budget.ts"
-import type { RunSettings } from "./runner.ts"
+import { Chunk, Effect, Option, Stream } from "effect"
+import { Ledger, type LedgerError, type RecordOutcome, type StoredRecord } from "../../ledger/ledger.ts"
+import type { SourceItem, SourceRecord } from "../../io/source.ts"
+import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
+import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
+import { outcomesReader } from "../outcome-reader.ts"
+import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold } from "./stage-fold.ts"
+import type { JobAborted, RequestFailed } from "../flow/retry.ts"
+import type { RunStats } from "../run-stats.ts"
+import type { Prepared, StageRequest } from "../../pipeline/stage.ts"
+import { runPool } from "../flow/worker-pool.ts"
+import { approximateBytes } from "../flow/byte-gate.ts"
+import type { RequestBudget } from "../flow/request-budget.ts"
+import type { Source } from "../../io/source.ts"
+import type { Pipeline } from "../../pipeline/stage.ts"
+import type { Duration } from "effect"
 
 /** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024
@@ -31,10 +32,46 @@ const WINDOW = 512
 /** Most columns collected from a source that declares none (a guard against a key per record). */
 export const MAX_COLLECTED_COLUMNS = 10_000
 
+/** What the processing pass reads of a run's settings (the run's own type is wider; this one imports nothing of the run). */
+export interface ProcessingSettings extends Omit<AnswerSettings, "origin" | "budget"> {
+  /** Where answers come from ("emulator" or the service's base URL): the answers' origin. */
+  readonly service?: string | undefined
+  readonly pipeline: Pipeline
+  readonly source: Source
+  readonly fingerprint: string
+  /** Column holding a stable record id; else fingerprint:ordinal. */
+  readonly idField?: string | undefined
+  readonly retryFailed: boolean
+  /** Records in progress at once. */
+  readonly recordConcurrency: number
+  /** Completes when the user asks to stop. */
+  readonly stop: Effect.Effect<void>
+  /** How long records in flight may take to finish after a stop. */
+  readonly grace: Duration.Duration
+}
+
+/** A record on its way to a worker, with where the fold stands for it. */
+interface RecordForWorker {
+  readonly record: SourceRecord
+  readonly state: RecordInFold
+}
+
 /** A record's stable key: its id column, else the input's fingerprint and the record's ordinal. */
-const recordKey = (settings: Pick<RunSettings, "idField" | "fingerprint">, r: SourceRecord): string => {
+const recordKey = (settings: Pick<ProcessingSettings, "idField" | "fingerprint">, r: SourceRecord): string => {
   const id = settings.idField !== undefined ? r.fields[settings.idField] : undefined
   return id !== undefined && id !== null && id !== "" ? String(id) : `${settings.fingerprint.slice(0, 12)}:${r.ordinal}`
+}
+
+/**
+ * What the pass tells the output written as the run goes (the inline output): items as read and
+ * outcomes as settled. A port, so this room does not import the output's.
+ */
+export interface OutcomeListener {
+  readonly read: (item: SourceItem) => void
+  readonly settle: (ordinal: number, stored: StoredRecord) => Effect.Effect<void>
+  readonly settleAll: (outcomes: ReadonlyArray<StoredRecord & { readonly ordinal: number }>) => Effect.Effect<void>
+  /** Whether it still listens (false once the inline output gave up). */
+  readonly active: () => boolean
 }
 
 export interface ProcessingContext {
@@ -45,7 +82,7 @@ export interface ProcessingContext {
   /** The invocation's request budget (`--max-requests`). */
   readonly budget: RequestBudget
   /** The output written as records finish, when the sink allows it. */
-  readonly inline: InlineOutput | undefined
+  readonly inline: OutcomeListener | undefined
   /** The columns the source declares; undefined: collected from the records read. */
   readonly declared: ReadonlyArray<string> | undefined
   /** Whether the source declares its value types (else the kinds met are observed). */
@@ -65,40 +102,34 @@ export interface ProcessingResult {
   readonly types: () => InputTypes
 }
 
-export const processingPass = (settings: RunSettings, stats: RunStats, context: ProcessingContext) =>
+export const processingPass = (settings: ProcessingSettings, stats: RunStats, context: ProcessingContext) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const { runId, resumed, budget, inline, declared, knownTypes } = context
     let budgetSpent = false
     const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, context.startedAt)
-    // The first stage's preparation of each record of a window, made to read its answers in bulk.
-    const firstStage = settings.pipeline.stages[0]!
-    const ahead = new WeakMap<Fields, Prepared>()
-    const processRecord = makeRecordProcessor(settings.pipeline, answers.ask, {
-      referenceAnswers: settings.cache !== "off",
-      keyOf: answers.keyOf,
-      preparedAhead: (stage, fields) => (stage === firstStage ? ahead.get(fields) : undefined)
-    })
+    const fold = makeStageFold(settings.pipeline, answers, { referenceAnswers: settings.cache !== "off" })
 
     /** A record's outcome: to the ledger, then to the output written as the run goes. */
     const finished = (record: SourceRecord, key: string, outcome: RecordOutcome) => {
       const stored = ledger.putRecord(runId, record.ordinal, key, outcome)
       return inline === undefined ? stored : Effect.zipRight(stored, inline.settle(record.ordinal, { key, outcome }))
     }
-    const process = (record: SourceRecord) => {
-      const key = recordKey(settings, record)
-      return processRecord(record.fields).pipe(
-        Effect.flatMap((processed) => {
-          stats.recordDone(processed.counts)
-          return finished(record, key, { _tag: "Done", output: processed.output })
-        }),
-        // A failed record is an outcome, not an error of the run; JobAborted still stops the run.
-        Effect.catchTag("RecordFailed", (failure: RecordFailed) => {
-          stats.recordFailed()
-          return finished(record, key, { _tag: "Failed", error: failure.info })
-        })
-      )
+    /** A record's end in the fold, counted: done, or failed (an outcome, not an error of the run). */
+    const outcomeOf = (end: FoldedRecord | RecordFailed): RecordOutcome => {
+      if (end instanceof RecordFailed) {
+        stats.recordFailed()
+        return { _tag: "Failed", error: end.info }
+      }
+      stats.recordDone(end.counts)
+      return { _tag: "Done", output: end.output }
     }
+    /** A worker's record: the fold carried on from where the reading fiber left it. JobAborted still stops the run. */
+    const process = ({ record, state }: RecordForWorker) =>
+      fold.carryOn(state).pipe(
+        Effect.catchTag("RecordFailed", (failure: RecordFailed) => Effect.succeed(failure)),
+        Effect.flatMap((end) => finished(record, recordKey(settings, record), outcomeOf(end)))
+      )
     // Only a resumed run has records already (a new one need not look): read once, not per record.
     const statuses = resumed ? yield* Effect.zipRight(ledger.flush, ledger.recordStatuses(runId)) : undefined
     /** A record this run already finished (failed ones too, unless retried) is skipped. */
@@ -107,20 +138,6 @@ export const processingPass = (settings: RunSettings, stats: RunStats, context: 
       if (status === undefined || (status === "failed" && settings.retryFailed)) return false
       stats.recordSkipped(status === "failed")
       return true
-    }
-    const oneStage = settings.pipeline.stages.length === 1
-    const prepareNow = (fields: Fields): Prepared | undefined => {
-      if (firstStage.prepareNow !== undefined) {
-        // A stage that throws is left to its worker, whose Effect reports it.
-        try {
-          const result = firstStage.prepareNow(fields)
-          return result instanceof StageInputError ? undefined : result
-        } catch {
-          return undefined
-        }
-      }
-      const result = Effect.runSyncExit(firstStage.prepare(fields))
-      return Exit.isSuccess(result) ? result.value : undefined
     }
     // A resumed run's records finished before, for the output written as the run goes.
     const earlierOutcomes = resumed && inline !== undefined ? outcomesReader(ledger, runId) : undefined
@@ -136,11 +153,13 @@ export const processingPass = (settings: RunSettings, stats: RunStats, context: 
             return inline!.settleAll(settled)
           })
     /**
-     * A window of records as read: finished ones skipped; the first stage prepared and its stored
-     * answers read in one query; a record whose every answer is known is done here, in the reading
-     * fiber (no worker, no request), and the rest go on to the workers.
+     * A window of records as read: finished ones skipped; the rest begin the fold here: the first
+     * stage to run prepared and its stored answers read in one query; a record whose answers are
+     * all known goes on through that stage here (no fiber, no request), and one the fold finishes
+     * (a one-stage pipeline on a warm rerun) is stored with the window's; the rest go on to the
+     * workers with their record in fold.
      */
-    const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
+    const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
         const todo: Array<SourceRecord> = []
         const skippedOrdinals: Array<number> = []
@@ -151,48 +170,43 @@ export const processingPass = (settings: RunSettings, stats: RunStats, context: 
         if (skippedOrdinals.length > 0) return Effect.zipRight(settleSkipped(skippedOrdinals), windowOf(todo))
         return windowOf(todo)
       })
-    const windowOf = (todo: Array<SourceRecord>): Effect.Effect<Chunk.Chunk<SourceRecord>, JobAborted | RequestFailed | LedgerError> =>
+    const windowOf = (todo: Array<SourceRecord>): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
-        if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo))
+        if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo.map((record) => ({ record, state: fold.begin(record.fields) }))))
         const requests: Array<StageRequest> = []
-        const prepared: Array<Prepared | undefined> = []
+        const states: Array<RecordInFold> = []
+        const steps: Array<Prepared | RecordFailed | undefined> = []
         for (const record of todo) {
-          let p: Prepared | undefined
-          if (firstStage.when === undefined || firstStage.when.test(record.fields)) {
-            // A stage that cannot prepare synchronously (or a record it refuses) is prepared by its worker.
-            p = prepareNow(record.fields)
-            if (p !== undefined) for (const r of p.requests) requests.push(r)
-          }
-          prepared.push(p)
+          const state = fold.begin(record.fields)
+          const step = fold.prepareNext(state)
+          if (step !== undefined && !(step instanceof RecordFailed)) for (const r of step.requests) requests.push(r)
+          states.push(state)
+          steps.push(step)
         }
         return Effect.flatMap(answers.prefetch(requests), (keys) => {
-          const rest: Array<SourceRecord> = []
+          const rest: Array<RecordForWorker> = []
           const outcomes: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
           // The record's requests are keys[from, to): prepared records' requests in order.
           let to = 0
           for (let i = 0; i < todo.length; i++) {
-            const p = prepared[i]
             const record = todo[i]!
-            const from = to
-            to += p?.requests.length ?? 0
-            if (!oneStage || p === undefined || !answers.allKnown(keys, from, to)) {
-              if (p !== undefined) {
-                ahead.set(record.fields, p)
-                answers.adoptKeys(p.requests, keys, from)
+            const state = states[i]!
+            const step = steps[i]
+            let end: FoldedRecord | RecordFailed | undefined
+            if (step === undefined) end = fold.result(state)
+            else if (step instanceof RecordFailed) end = step
+            else {
+              const from = to
+              to += step.requests.length
+              if (!answers.allKnown(keys, from, to)) state.pending = { prepared: step, keys: keys.slice(from, to) }
+              else {
+                // Every answer known: the stage is folded here, with no fiber.
+                end = fold.absorb(state, step, keys.slice(from, to), answers.knownAnswers(keys, from, to))
+                if (end === undefined && fold.finished(state)) end = fold.result(state)
               }
-              rest.push(record)
-              continue
             }
-            // Every answer known: the record is done here, with no fiber, and its outcome stored with the window's.
-            const processed = processRecord.processKnown(firstStage, p, answers.knownAnswers(keys, from, to), keys.slice(from, to))
-            const key = recordKey(settings, record)
-            if (processed instanceof RecordFailed) {
-              stats.recordFailed()
-              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Failed", error: processed.info } })
-            } else {
-              stats.recordDone(processed.counts)
-              outcomes.push({ ordinal: record.ordinal, key, outcome: { _tag: "Done", output: processed.output } })
-            }
+            if (end === undefined) rest.push({ record, state })
+            else outcomes.push({ ordinal: record.ordinal, key: recordKey(settings, record), outcome: outcomeOf(end) })
           }
           const chunk = Chunk.unsafeFromArray(rest)
           if (outcomes.length === 0) return Effect.succeed(chunk)
@@ -233,7 +247,7 @@ export const processingPass = (settings: RunSettings, stats: RunStats, context: 
       items: records,
       workers: settings.recordConcurrency,
       process,
-      sizeOf: (record) => approximateBytes(record.fields),
+      sizeOf: (item) => approximateBytes(item.record.fields),
       maxBytes: MAX_QUEUED_BYTES,
       gate: answers.startGate,
       // After a stop nothing new is sent; what was sent is answered and kept, then the run ends

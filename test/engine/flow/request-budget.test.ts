@@ -1,7 +1,7 @@
 /** The request budget: N attempts pass, the next waits; spent and drained complete when they should. */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
-import { makeRequestBudget } from "../../src/engine/request-budget.ts"
+import { makeRequestBudget } from "../../../src/engine/flow/request-budget.ts"
 
 describe("request budget", () => {
   it.effect("lets N attempts through, holds the next; drained once the allowed ones are answered", () =>

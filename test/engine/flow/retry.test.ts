@@ -1,8 +1,8 @@
 /** Retry classification and the retry loop under TestClock. */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Option, TestClock } from "effect"
-import { makeLimiter } from "../../src/engine/limiter.ts"
-import { classify, defaultRetryPolicy, withRetry } from "../../src/engine/retry.ts"
+import { makeLimiter } from "../../../src/engine/flow/limiter.ts"
+import { classify, defaultRetryPolicy, withRetry } from "../../../src/engine/flow/retry.ts"
 import {
   BadRequestError,
   IncompleteStreamError,
@@ -15,7 +15,7 @@ import {
   TimeoutError,
   TransportError,
   UnauthorizedError
-} from "../../src/service/errors.ts"
+} from "../../../src/service/errors.ts"
 
 const endpoint = "chat" as const
 const rateLimited = (after?: number) =>

@@ -1,7 +1,7 @@
 /** The wait line under the limiter and the start gate: oldest first, interrupted waiters skipped. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { makeWaitLine } from "../../src/engine/wait-line.ts"
+import { makeWaitLine } from "../../../src/engine/flow/wait-line.ts"
 
 describe("wait line", () => {
   it.effect("hands on oldest first while `more` holds, passes over a waiter interrupted in line, and counts only live waiters", () =>

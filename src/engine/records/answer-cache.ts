@@ -5,16 +5,16 @@
  * commits them they are served from its memory.
  */
 import { Deferred, Effect, FiberId, Option } from "effect"
-import { sha256Key } from "./content-key.ts"
-import { TextService } from "../service/client.ts"
-import { decodeAnswer, type LedgerService } from "../ledger/ledger.ts"
-import { makeCircuitBreaker } from "./circuit-breaker.ts"
-import { type Limiter, makeLimiter } from "./limiter.ts"
-import { makeStartGate, startThreshold } from "./start-gate.ts"
-import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
-import type { RunStats } from "./run-stats.ts"
-import type { StageRequest } from "./stage.ts"
-import type { RequestBudget } from "./request-budget.ts"
+import { sha256Key } from "../../pipeline/content-key.ts"
+import { TextService } from "../../service/client.ts"
+import { decodeAnswer, type LedgerService } from "../../ledger/ledger.ts"
+import { makeCircuitBreaker } from "../flow/circuit-breaker.ts"
+import { type Limiter, makeLimiter } from "../flow/limiter.ts"
+import { makeStartGate, startThreshold } from "../flow/start-gate.ts"
+import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "../flow/retry.ts"
+import type { RunStats } from "../run-stats.ts"
+import type { StageRequest } from "../../pipeline/stage.ts"
+import type { RequestBudget } from "../flow/request-budget.ts"
 
 export type CacheMode = "read-write" | "refresh" | "off"
 
@@ -36,7 +36,8 @@ export interface AnswerSettings {
   readonly budget?: RequestBudget | undefined
 }
 
-export type Ask = (request: StageRequest) => Effect.Effect<unknown, RequestFailed | JobAborted>
+/** `key`: the request's stored key (`keyOf`), computed once by the fold and handed with it. */
+export type Ask = (request: StageRequest, key: string) => Effect.Effect<unknown, RequestFailed | JobAborted>
 
 /** The key an answer is stored under: the request's content key, bound to the answers' origin. */
 export const originKey = (origin: string | undefined, contentKey: string): string =>
@@ -74,15 +75,8 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         )
       })
 
-    // Computed once per request (the fold asks for it again to record the answer's key).
-    const originKeys = new WeakMap<StageRequest, string>()
-    const storedKey = (request: StageRequest) => (settings.origin === undefined ? request.key : originKey(settings.origin, request.key))
-    const keyOf = (request: StageRequest) => {
-      if (settings.origin === undefined) return request.key
-      let key = originKeys.get(request)
-      if (key === undefined) originKeys.set(request, (key = storedKey(request)))
-      return key
-    }
+    // Hashed once per request: the fold keeps the keys with the prepared stage and hands them to `ask`.
+    const keyOf = (request: StageRequest) => (settings.origin === undefined ? request.key : originKey(settings.origin, request.key))
 
     // Pipes, not a generator: this runs once per request.
     const send = (request: StageRequest, key: string) =>
@@ -154,7 +148,7 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
      * hashed once and not looked up again (a warm rerun's records never ask).
      */
     const prefetch = (requests: ReadonlyArray<StageRequest>): Effect.Effect<ReadonlyArray<string>> => {
-      const keys = requests.map(storedKey)
+      const keys = requests.map(keyOf)
       if (settings.cache === "off" || requests.length === 0) return Effect.succeed(keys)
       return Effect.map(ledger.answersFor(keys, sinceFor), (found) => {
         const next = emptyWindow()
@@ -186,15 +180,8 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
       }
       return out
     }
-    /** Records going on to a worker: their requests' keys, already hashed, for its asks. */
-    const adoptKeys = (requests: ReadonlyArray<StageRequest>, keys: ReadonlyArray<string>, from: number) => {
-      if (settings.origin === undefined) return
-      for (let i = 0; i < requests.length; i++) originKeys.set(requests[i]!, keys[from + i]!)
-    }
-
     // The hot path of a warm rerun: no generator, a stored answer returned synchronously.
-    const ask: Ask = (request) => {
-      const key = keyOf(request)
+    const ask: Ask = (request, key) => {
       const window = current.known.has(key) || current.missing.has(key) ? current : previous
       if (window.known.has(key)) {
         stats.cacheHit()
@@ -215,5 +202,5 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         return Effect.succeed(stored.value)
       })
     }
-    return { ask, keyOf, prefetch, allKnown, knownAnswers, adoptKeys, startGate }
+    return { ask, keyOf, prefetch, allKnown, knownAnswers, startGate }
   })

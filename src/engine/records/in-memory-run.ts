@@ -5,13 +5,13 @@
  * deduplication as a job. Returns each record's rows, or why it failed; no files are written.
  */
 import { Effect } from "effect"
-import { Ledger } from "../ledger/ledger.ts"
-import type { FailureInfo } from "../ledger/stored.ts"
+import { Ledger } from "../../ledger/ledger.ts"
+import type { FailureInfo } from "../../ledger/stored.ts"
 import { makeAnswerCache } from "./answer-cache.ts"
-import { makeRecordProcessor } from "./record-processing.ts"
-import { defaultRetryPolicy, type RetryPolicy } from "./retry.ts"
-import { RunStats } from "./run-stats.ts"
-import type { Fields, Pipeline, Row } from "./stage.ts"
+import { makeStageFold } from "./stage-fold.ts"
+import { defaultRetryPolicy, type RetryPolicy } from "../flow/retry.ts"
+import { RunStats } from "../run-stats.ts"
+import type { Fields, Pipeline, Row } from "../../pipeline/stage.ts"
 
 export type ProcessedRecord =
   | { readonly _tag: "Done"; readonly fields: Fields; readonly rows: ReadonlyArray<Row> }
@@ -38,16 +38,14 @@ export const processRecords = (pipeline: Pipeline, records: Iterable<Fields>, op
         { cache: "read-write", rpm: options.rpm ?? {}, maxConcurrency: options.concurrency ?? 16, retry: options.retry ?? defaultRetryPolicy },
         0
       )
-      const process = makeRecordProcessor(pipeline, answers.ask, { referenceAnswers: false })
+      const { fold } = makeStageFold(pipeline, answers, { referenceAnswers: false })
       const results = yield* Effect.forEach(
         records,
         (fields) =>
-          Effect.zipRight(answers.startGate.wait, Effect.ensuring(process(fields), Effect.sync(answers.startGate.finished))).pipe(
+          Effect.zipRight(answers.startGate.wait, Effect.ensuring(fold(fields), Effect.sync(answers.startGate.finished))).pipe(
             Effect.map((done): ProcessedRecord => ({ _tag: "Done", fields, rows: done.output.rows })),
-            Effect.catchTag("RecordFailed", (failed) => Effect.succeed<ProcessedRecord>({ _tag: "Failed", fields, error: failed.info })),
-            Effect.catchTag("RequestFailed", (e) =>
-              Effect.succeed<ProcessedRecord>({ _tag: "Failed", fields, error: { stage: "-", status: e.status, message: e.detail, attempts: e.attempts } })
-            )
+            // A request that failed for good fails its record (the fold says which stage): no RequestFailed escapes it.
+            Effect.catchTag("RecordFailed", (failed) => Effect.succeed<ProcessedRecord>({ _tag: "Failed", fields, error: failed.info }))
           ),
         { concurrency: options.records ?? 32 }
       )

@@ -1,8 +1,8 @@
 /** Queues bounded in bytes as well as in items: the worker pool and the gate under it. */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Stream, TestClock } from "effect"
-import { approximateBytes, makeByteGate } from "../../src/engine/byte-gate.ts"
-import { runPool } from "../../src/engine/worker-pool.ts"
+import { approximateBytes, makeByteGate } from "../../../src/engine/flow/byte-gate.ts"
+import { runPool } from "../../../src/engine/flow/worker-pool.ts"
 
 describe("byte-bounded queues", () => {
   it.effect("the worker pool keeps the bytes of items queued or in progress within maxBytes (one oversized item passes alone)", () =>

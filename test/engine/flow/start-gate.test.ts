@@ -1,9 +1,9 @@
 /** The start gate: records start while the limiters' lines are short, not to wait in them. */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Stream, TestClock } from "effect"
-import { makeLimiter } from "../../src/engine/limiter.ts"
-import { makeStartGate } from "../../src/engine/start-gate.ts"
-import { runPool } from "../../src/engine/worker-pool.ts"
+import { makeLimiter } from "../../../src/engine/flow/limiter.ts"
+import { makeStartGate } from "../../../src/engine/flow/start-gate.ts"
+import { runPool } from "../../../src/engine/flow/worker-pool.ts"
 
 describe("start gate", () => {
   /** 20 items through 10 workers, each one request through a limiter of 2 slots: the peak of records in progress without a slot. */

@@ -1,6 +1,14 @@
 /** Content key of a request: the same endpoint, model, parameters and text are the same question. */
 import { createHash, hash } from "node:crypto"
-import type { StageRequest } from "./stage.ts"
+import type { Endpoint } from "../service/errors.ts"
+
+/** What a content key is made of (a stage request has these fields; this file does not import the stage, which imports it). */
+export interface KeyedQuestion {
+  readonly endpoint: Endpoint
+  readonly model: string
+  readonly params: unknown
+  readonly text: string
+}
 
 /** JSON with object keys sorted, so parameter order never changes a key. */
 export const canonicalJson = (value: unknown): string =>
@@ -12,7 +20,7 @@ export const canonicalJson = (value: unknown): string =>
 
 // A stage passes the same parameters object for every request: its canonical JSON is computed once.
 const prefixes = new WeakMap<object, { readonly endpoint: string; readonly model: string; readonly json: string }>()
-const prefixOf = (r: Pick<StageRequest, "endpoint" | "model" | "params">): string => {
+const prefixOf = (r: Omit<KeyedQuestion, "text">): string => {
   const params = r.params
   if (params === null || typeof params !== "object") return canonicalJson([r.endpoint, r.model, params ?? null])
   const cached = prefixes.get(params)
@@ -30,4 +38,4 @@ const prefixOf = (r: Pick<StageRequest, "endpoint" | "model" | "params">): strin
 export const sha256Key = (a: string, b: string): string =>
   a.length + b.length < 1 << 20 ? hash("sha256", `${a}\u0000${b}`, "base64url") : createHash("sha256").update(a).update("\u0000").update(b).digest("base64url")
 
-export const contentKey = (r: Pick<StageRequest, "endpoint" | "model" | "params" | "text">): string => sha256Key(prefixOf(r), r.text)
+export const contentKey = (r: KeyedQuestion): string => sha256Key(prefixOf(r), r.text)
