@@ -15,7 +15,7 @@ import type { Endpoint, ServiceError } from "../service/errors.ts"
 import { Models } from "../service/limits.ts"
 import { describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { ExitCode } from "./exit-codes.ts"
+import { done, ending, Outcome } from "./outcome.ts"
 
 export interface Probe {
   readonly endpoint: Endpoint
@@ -90,7 +90,7 @@ export const checkCommand = Command.make(
     job: jobFileArg.pipe(Args.withDescription("check what this job needs (default: every endpoint)"), Args.optional),
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per probe"))
   },
-  (o) =>
+  ending((o) =>
     Effect.gen(function* () {
       const job = Option.isSome(o.job) ? yield* resolveJob(o.job.value, {}, { inputMustExist: false }) : undefined
       const pipeline = job === undefined ? undefined : yield* pipelineForJob(job.file, job.job)
@@ -110,8 +110,9 @@ export const checkCommand = Command.make(
       }
       const failed = results.filter((r) => !r.ok).length
       if (!o.json) yield* Console.log(failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`)
-      if (failed > 0) process.exitCode = ExitCode.checkFailed
+      return failed > 0 ? Outcome.CheckFailed() : done
     })
+  )
 ).pipe(
   Command.withDescription(
     "Send one minimal request per endpoint and model the job needs (all without a job) and report ok, 401, 404, 429, 5xx or timeout with latency; exit 0 only when all pass. Example: svc-batch check jobs/nightly.yaml && svc-batch run jobs/nightly.yaml"

@@ -4,14 +4,14 @@
  * job's lock, as run and retry do: a run starting meanwhile would ask again the answers it deletes.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Option, Ref } from "effect"
 import { Ledger, type GcResult } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
 import { stateOption } from "./state-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { lockJob } from "./job-lock.ts"
-import { ExitCode } from "./exit-codes.ts"
+import { CommandOutcome, done, ending, Outcome } from "./outcome.ts"
 import { viewOf } from "./run-view.ts"
 
 const DAY = 86_400_000
@@ -31,7 +31,7 @@ export const gcCommand = Command.make(
     json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON")),
     wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it to end instead of exiting 7"))
   },
-  (o) =>
+  ending((o) =>
     Effect.gen(function* () {
       const job = yield* jobWithLedger(o.job, o.state)
       const keep = Option.getOrElse(o.keepRuns, () => job.job.retention.runs)
@@ -50,8 +50,10 @@ export const gcCommand = Command.make(
       // lock and starting its run row, a run is not yet "going on" in the ledger. A signal while
       // waiting (--wait) ends the command with 130, nothing deleted.
       const result = yield* Effect.scoped(Effect.zipRight(lockJob(job.name, job.state, { wait: o.wait }), collect)).pipe(
-        Effect.onInterrupt(() => Effect.sync(() => void (process.exitCode = ExitCode.interrupted)))
+        Effect.onInterrupt(() => Effect.flatMap(CommandOutcome, (outcome) => Ref.set(outcome, Outcome.Interrupted())))
       )
       yield* Console.log(o.json ? JSON.stringify(result) : `svc-batch gc ${job.name}: ${describeGc(result)}`)
+      return done
     })
+  )
 ).pipe(Command.withDescription("Apply retention to a job's ledger: drop older runs' records and unused old answers, compact. Example: svc-batch gc jobs/nightly.yaml --keep-runs 3"))

@@ -17,7 +17,7 @@ import { exceeded, reportFiles, writeReport, type ReportFiles } from "../report/
 import type { RunReport } from "../report/run-report.ts"
 import { ConfigError } from "./endpoint.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { ExitCode } from "./exit-codes.ts"
+import { done, ending, Outcome } from "./outcome.ts"
 import { stateOption } from "./state-option.ts"
 
 /** Prints where the report went and what it exceeds; returns whether it exceeded a threshold. */
@@ -40,7 +40,7 @@ export const reportCommand = Command.make(
     state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional)
   },
-  (o) =>
+  ending((o) =>
     Effect.scoped(
       Effect.gen(function* () {
         const job = yield* resolveJob(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })
@@ -62,7 +62,8 @@ export const reportCommand = Command.make(
         yield* writeReport(report, files)
         yield* Console.log(`svc-batch report ${job.name}: run ${report.runId} (${report.status})`)
         const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
-        if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
+        return (yield* announceReport(report, files, alerts)) ? Outcome.ThresholdsExceeded() : done
       })
     )
+  )
 ).pipe(Command.withDescription("Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing. Example: svc-batch report jobs/demo-moderation.yaml --run 3"))

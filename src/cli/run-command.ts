@@ -22,7 +22,7 @@ import { Ledger } from "../ledger/ledger.ts"
 import { parseRpm } from "./emulator-command.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { ConfigError, describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
-import { ExitCode } from "./exit-codes.ts"
+import { done, ending, Outcome } from "./outcome.ts"
 import { announceReport } from "./report-command.ts"
 import { describeGc } from "./gc-command.ts"
 import { planLines, planOf } from "./plan-command.ts"
@@ -136,7 +136,7 @@ export const executeRun = (o: RunInput) =>
       if (o.dryRun) {
         const { plan, origin } = yield* planOf(o.job, job)
         yield* Console.log(planLines(job, plan, origin).join("\n"))
-        return
+        return done
       }
       const unusedRpm = unusedRpmModels(job.limits.rpm, pipelineModels(pipeline))
       if (unusedRpm !== undefined) {
@@ -213,8 +213,7 @@ export const executeRun = (o: RunInput) =>
       const locked = yield* Effect.raceFirst(Effect.as(lockJob(job.name, state, { wait: o.wait }), true), Effect.as(stop, false))
       if (!locked) {
         yield* Console.log(`stopped while waiting for the running invocation of job ${job.name}; nothing was sent`)
-        process.exitCode = ExitCode.interrupted
-        return
+        return Outcome.Interrupted()
       }
 
       // The progress display lives from the first read of the input (fingerprint, count: the
@@ -256,7 +255,7 @@ export const executeRun = (o: RunInput) =>
               `  ids     ${dup.records} record(s) repeat the id of an earlier record (${dup.ids} id(s), e.g. ${dup.examples.map((e) => JSON.stringify(e)).join(", ")})${dup.rejected > 0 ? `; ${dup.rejected} rejected: the store keeps the first record with an id` : ""}`
             )
           }
-          process.exitCode = summary.failed + summary.readRejects + notProcessed + (dup?.rejected ?? 0) > 0 ? ExitCode.failedRecords : ExitCode.ok
+          let outcome: Outcome = Outcome.Finished({ rejects: summary.failed + summary.readRejects + notProcessed + (dup?.rejected ?? 0) > 0 })
           if (job.job.report.enabled) {
             // Built from the ledger and the input this run just read: no request.
             const report = yield* Effect.gen(function* () {
@@ -267,7 +266,7 @@ export const executeRun = (o: RunInput) =>
             const files = reportFiles(summary.outputPath ?? job.output.path)
             yield* writeReport(report, files)
             const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
-            if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
+            if (yield* announceReport(report, files, alerts)) outcome = Outcome.ThresholdsExceeded()
           }
           // Retention, once the report has compared this run with the previous one; the run keeps
           // its verdict counts for the trend of later reports. The next run reuses the pages older
@@ -284,25 +283,23 @@ export const executeRun = (o: RunInput) =>
             return yield* ledger.gc(job.name, job.job.retention.runs, Date.now() - job.job.retention.answerDays * 86_400_000, { nextRunReuses: true })
           }).pipe(Effect.provide(Ledger.layer({ path: state })))
           if (gc.records > 0 || gc.answers > 0) yield* Console.log(`  ledger  retention: ${describeGc(gc)}`)
-          break
+          return outcome
         }
         case "interrupted":
           if (summary.budgetSpent) {
             yield* Console.log(`  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${state})`)
-            process.exitCode = ExitCode.budgetSpent
-          } else {
-            yield* Console.log(`  interrupted: run the same command again to resume (ledger ${state})`)
-            process.exitCode = ExitCode.interrupted
+            return Outcome.BudgetSpent()
           }
-          break
+          yield* Console.log(`  interrupted: run the same command again to resume (ledger ${state})`)
+          return Outcome.Interrupted()
         case "aborted":
           yield* Console.error(`svc-batch: aborted: ${summary.abortReason}`)
           yield* Console.log(`  fix the cause and run the same command again to resume (ledger ${state})`)
-          process.exitCode = ExitCode.aborted
+          return Outcome.Aborted()
       }
     })
   )
 
-export const runCommand = Command.make("run", options, executeRun).pipe(
+export const runCommand = Command.make("run", options, ending(executeRun)).pipe(
   Command.withDescription("Run a job: read the input, run the pipeline's stages, write the enriched output and rejects. Example: svc-batch run jobs/nightly.yaml --max-requests 50000")
 )

@@ -15,8 +15,13 @@ import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { type Format, formatOf } from "../io/source.ts"
 import { DefaultEncoding, Encoding } from "../io/encoding.ts"
 import { StoreSettings } from "../store/vector-store.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `${this.file}: ${this.detail}`
   }
@@ -27,6 +32,10 @@ export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly fi
  * field it overrides), or that does not fit the job (an rpm for a model no stage uses).
  */
 export class OptionError extends Data.TaggedError("OptionError")<{ readonly flag: string; readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `${this.flag}: ${this.detail}`
   }

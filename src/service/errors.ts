@@ -5,6 +5,7 @@
  * None of them holds a request, headers or the API key.
  */
 import { Data, Duration, Option } from "effect"
+import { ExitCode } from "../exit-code.ts"
 
 export type Endpoint = "chat" | "rerank" | "embeddings" | "translate"
 
@@ -14,6 +15,10 @@ export class InvalidRequestError extends Data.TaggedError("InvalidRequestError")
   readonly field: string
   readonly limit: string
 }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `invalid ${this.endpoint} request: ${this.field}: ${this.limit}`
   }
@@ -40,6 +45,10 @@ export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
   readonly endpoint: Endpoint
   readonly serviceMessage: string
 }> {
+  /** Exit 3 when it ends a command: every other request would be refused too. */
+  get exitCode() {
+    return ExitCode.aborted
+  }
   override get message() {
     return `401 Unauthorized from ${this.endpoint}: the API key is missing or invalid (${this.serviceMessage})`
   }
