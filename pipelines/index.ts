@@ -3,7 +3,7 @@
  * built with the job's field mapping, or its listed stages — checked before anything runs.
  */
 import { Effect, Either } from "effect"
-import { JobFileError, type JobFile } from "../src/engine/job.ts"
+import { JobFileError, type JobFile } from "../src/job/job-file.ts"
 import { type Preset, presetStages } from "../src/engine/preset.ts"
 import { makePipeline, type Pipeline, type Stage } from "../src/engine/stage.ts"
 import { stageTypes } from "../src/stages/index.ts"

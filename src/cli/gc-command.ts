@@ -6,6 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Ref } from "effect"
 import { Ledger, type GcResult } from "../ledger/ledger.ts"
+import { decodeRetentionOverrides } from "../job/job-file.ts"
 import { ConfigError } from "./endpoint.ts"
 import { stateOption } from "./state-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
@@ -33,11 +34,11 @@ export const gcCommand = Command.make(
   },
   ending((o) =>
     Effect.gen(function* () {
+      // The job file's retention Schema: a flag takes the bounds `retention:` takes.
+      const flags = yield* decodeRetentionOverrides({ runs: Option.getOrUndefined(o.keepRuns), answerDays: Option.getOrUndefined(o.answerDays) })
       const job = yield* jobWithLedger(o.job, o.state)
-      const keep = Option.getOrElse(o.keepRuns, () => job.job.retention.runs)
-      const days = Option.getOrElse(o.answerDays, () => job.job.retention.answerDays)
-      if (keep < 1) return yield* new ConfigError({ detail: `--keep-runs: expected 1 or more, got ${keep}` })
-      if (days < 0) return yield* new ConfigError({ detail: `--answer-days: expected 0 or more, got ${days}` })
+      const keep = flags.runs ?? job.job.retention.runs
+      const days = flags.answerDays ?? job.job.retention.answerDays
       const collect = Effect.gen(function* () {
         const ledger = yield* Ledger
         const last = yield* ledger.lastRun(job.name)

@@ -2,7 +2,7 @@
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Either, Exit, Fiber, Logger, LogLevel, Ref } from "effect"
-import { OptionError } from "../engine/job.ts"
+import { OptionError } from "../job/job-file.ts"
 import { checkCommand } from "./check-command.ts"
 import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"

@@ -5,13 +5,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
-import { CacheMode, InputFormat, JobFileError, OptionError, resolveJob, unusedRpmModels } from "../engine/job.ts"
+import { CacheMode, InputFormat, OptionError } from "../job/job-file.ts"
+import { resolveJob } from "../job/resolve-job.ts"
+import { rpmFlag } from "../job/rpm.ts"
 import { reportProgress, statusLine, summaryLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
 import { discoveredRateLines, RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
-import { pipelineModels } from "../engine/stage.ts"
 import { checkReadable, fingerprintInput } from "../io/input-access.ts"
 import { SourceError } from "../io/source.ts"
 import { Encoding } from "../io/encoding.ts"
@@ -19,9 +20,8 @@ import { openSource } from "../io/open-source.ts"
 import type { Format } from "../io/source.ts"
 import { sinks } from "../io/sinks/index.ts"
 import { Ledger } from "../ledger/ledger.ts"
-import { parseRpm } from "./emulator-command.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { ConfigError, describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
+import { describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { done, ending, Outcome } from "./outcome.ts"
 import { announceReport } from "./report-command.ts"
 import { describeGc } from "./gc-command.ts"
@@ -33,9 +33,8 @@ import { gracefulStop } from "./shutdown.ts"
 import { logFormat } from "./log-format.ts"
 import { lockJob } from "./job-lock.ts"
 import { stateOption } from "./state-option.ts"
-import { checkJob } from "../engine/job-checks.ts"
+import { checkJob } from "../job/job-checks.ts"
 
-import { storeVectorColumn } from "../store/vector-store.ts"
 
 const formatOption = (name: string, what: string) =>
   Options.choice(name, InputFormat.literals).pipe(Options.withDescription(what), Options.optional)
@@ -81,7 +80,6 @@ const shellQuote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${ar
 /** This command line with `--new-run`: what starts afresh, quoted when a resume would mix origins. */
 const newRunCommand = (argv: ReadonlyArray<string>) => ["svc-batch", ...argv.slice(2), "--new-run"].map(shellQuote).join(" ")
 
-const fail = (detail: string) => Effect.fail(new ConfigError({ detail }))
 const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
 const rowEstimate = (path: string, format: Format, lines: number) =>
@@ -102,17 +100,7 @@ export type RunInput = Command.Command.ParseConfig<typeof options> & { readonly 
 export const executeRun = (o: RunInput) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const rpm = yield* Option.match(o.rpm, {
-        onNone: () => Effect.succeed(undefined),
-        onSome: (text) =>
-          Effect.try({
-            try: () => {
-              const parsed = parseRpm(text)
-              return typeof parsed === "number" ? { "*": parsed } : parsed
-            },
-            catch: (e) => new ConfigError({ detail: (e as Error).message })
-          })
-      })
+      const rpm = yield* Option.match(o.rpm, { onNone: () => Effect.succeed(undefined), onSome: rpmFlag })
       const job = yield* resolveJob(o.job, {
         input: opt(o.input),
         inputFormat: opt(o.inputFormat),
@@ -134,23 +122,12 @@ export const executeRun = (o: RunInput) =>
       const maxRequests = opt(o.maxRequests)
       if (maxRequests !== undefined && maxRequests < 1) return yield* new OptionError({ flag: "--max-requests", detail: `expected a whole number of 1 or more, got ${maxRequests}` })
       if (o.dryRun) {
+        // The plan checks the job as plan, check and run do.
         const { plan, origin } = yield* planOf(o.job, job)
         yield* Console.log(planLines(job, plan, origin).join("\n"))
         return done
       }
-      const unusedRpm = unusedRpmModels(job.limits.rpm, pipelineModels(pipeline))
-      if (unusedRpm !== undefined) {
-        return yield* rpm !== undefined ? new OptionError({ flag: "--rpm", detail: unusedRpm }) : new JobFileError({ file: o.job, detail: `limits.rpm: ${unusedRpm}` })
-      }
-      if (sinks[job.output.format] === undefined) {
-        return yield* fail(`${o.job}: output.format: unknown sink ${JSON.stringify(job.output.format)} (known: ${Object.keys(sinks).join(", ")})`)
-      }
-      if (job.store !== undefined) {
-        // Checked before any request: a store the pipeline cannot feed is a job error.
-        const target = storeVectorColumn(job.store, pipeline.columns)
-        if (typeof target === "string") return yield* fail(`${o.job}: ${target}`)
-      }
-      // As plan and check: another job's store table, a column the input lacks (exit 2, nothing sent).
+      // As plan and check: the same checks, the same refusals (exit 2, nothing sent).
       yield* checkJob(job, pipeline)
       const input = job.input.path
       const inputFormat = job.input.format

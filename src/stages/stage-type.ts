@@ -6,7 +6,7 @@
 import { Either, Schema } from "effect"
 import { dirname, resolve } from "node:path"
 import { type Condition, parseCondition } from "../engine/condition.ts"
-import { describeIssues, JobFileError } from "../engine/job.ts"
+import { describeIssues, JobFileError } from "../job/job-file.ts"
 import type { Stage } from "../engine/stage.ts"
 
 export interface StageType<O> {
