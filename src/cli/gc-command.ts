@@ -5,7 +5,8 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Ref } from "effect"
-import { Ledger, type GcResult } from "../ledger/ledger.ts"
+import { Ledger } from "../ledger/ledger.ts"
+import { describeGc } from "./present/gc-lines.ts"
 import { decodeRetentionOverrides } from "../job/job-file.ts"
 import { ConfigError } from "./endpoint.ts"
 import { stateOption } from "./state-option.ts"
@@ -16,11 +17,6 @@ import { CommandOutcome, done, ending, Outcome } from "./outcome.ts"
 import { viewOf } from "./run-view.ts"
 
 const DAY = 86_400_000
-
-export const describeGc = (r: GcResult): string => {
-  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
-  return `${r.records} records of ${r.runs.length} older run(s) and ${r.answers} unused answers removed; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}${r.compacted ? " (compacted)" : ""}`
-}
 
 export const gcCommand = Command.make(
   "gc",

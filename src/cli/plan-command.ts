@@ -9,7 +9,7 @@ import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import { pipelineForJob } from "../../pipelines/index.ts"
 import { resolveJob, type ResolvedJob } from "../job/resolve-job.ts"
-import { type Plan, planJob } from "../engine/plan.ts"
+import { planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
 import { checkJob } from "../job/job-checks.ts"
 import { checkReadable } from "../io/input-access.ts"
@@ -18,35 +18,7 @@ import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
 import { ConfigError } from "./endpoint.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { thousands } from "../engine/thousands.ts"
-
-const fmt = thousands
-const minutes = (m: number | undefined) => (m === undefined ? "unknown (no limits.rpm)" : m < 1 ? `${Math.ceil(m * 60)} s` : m < 90 ? `${m.toFixed(1)} min` : `${(m / 60).toFixed(1)} h`)
-
-export const planLines = (job: ResolvedJob, plan: Plan, origin: string): ReadonlyArray<string> => {
-  const head = ["stage", "endpoint", "model", "records", "answered", "to send", "tokens", "code points"]
-  const rows = plan.rows.map((r) => [
-    r.stage,
-    r.endpoint,
-    r.model,
-    `${fmt(r.records)}${r.assumed > 0 ? ` (${fmt(r.assumed)} if earlier stages allow)` : ""}`,
-    fmt(r.cached),
-    fmt(r.toSend),
-    r.endpoint === "translate" ? "-" : fmt(r.tokens),
-    r.endpoint === "translate" ? fmt(r.codePoints) : "-"
-  ])
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (r: ReadonlyArray<string>) => r.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd()
-  const errors = Object.entries(plan.inputErrors).map(([stage, n]) => `${n} record(s) refused by ${stage} before any request (e.g. a missing field)`)
-  return [
-    `svc-batch plan ${job.name}: ${fmt(plan.records)} records in ${job.input.path}${plan.unreadable > 0 ? `, ${fmt(plan.unreadable)} unreadable` : ""}; answers looked up for ${origin === "emulator" ? "the EMULATOR" : origin}`,
-    line(head),
-    ...rows.map(line),
-    ...errors.map((e) => `  ${e}`),
-    ...plan.models.map((m) => `  ${m.model}: ${fmt(m.requests)} requests to send${m.rpm !== undefined ? ` at ${fmt(m.rpm)}/min: ${minutes(m.minutes)}` : ": no rpm limit set"}`),
-    `  duration at the rpm limits: ${minutes(plan.minutes)}${plan.models.length > 1 && plan.minutes !== undefined ? " (the slowest model's)" : ""}; nothing was sent`
-  ]
-}
+import { planLines } from "./present/plan-table.ts"
 
 /** The plan of a resolved job (used by `plan` and `run --dry-run`). */
 export const planOf = (file: string, job: ResolvedJob) =>

@@ -13,25 +13,12 @@ import { openSource } from "../io/open-source.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
-import { exceeded, reportFiles, writeReport, type ReportFiles } from "../report/write-report.ts"
-import type { RunReport } from "../report/run-report.ts"
+import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { ConfigError } from "./endpoint.ts"
+import { announceReport } from "./present/report-lines.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { done, ending, Outcome } from "./outcome.ts"
 import { stateOption } from "./state-option.ts"
-
-/** Prints where the report went and what it exceeds; returns whether it exceeded a threshold. */
-export const announceReport = (report: RunReport, files: ReportFiles, alerts: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const m = report.moderation
-    if (m !== undefined) {
-      const changes = m.changes ? `; since run ${m.changes.previousRunId}: ${m.changes.newlyFlagged.length} newly flagged, ${m.changes.noLongerFlagged.length} no longer flagged` : ""
-      yield* Console.log(`  report  ${m.harmful} harmful, ${m.safe} safe, ${m.unparsed} unparsed${m.empty > 0 ? `, ${m.empty} empty` : ""}${changes}`)
-    }
-    yield* Console.log(`  report  ${files.html}\n          ${files.markdown}\n          ${files.json}\n          ${files.csv}`)
-    for (const a of alerts) yield* Console.error(`svc-batch: threshold exceeded: ${a}`)
-    return alerts.length > 0
-  })
 
 export const reportCommand = Command.make(
   "report",
