@@ -6,6 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Ref } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
+import { jobLedger } from "../job/job-context.ts"
 import { describeGc } from "./present/gc-lines.ts"
 import { decodeRetentionOverrides } from "../job/job-file.ts"
 import { ConfigError } from "./endpoint.ts"
@@ -42,7 +43,7 @@ export const gcCommand = Command.make(
           return yield* new ConfigError({ detail: `run ${last.value.id} of ${job.name} is going on: run gc when it has ended` })
         }
         return yield* ledger.gc(job.name, keep, Date.now() - days * DAY)
-      }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      }).pipe(Effect.provide(jobLedger(job)))
       // Exit 7 (or wait) while another invocation of the job holds its lock: between taking the
       // lock and starting its run row, a run is not yet "going on" in the ledger. A signal while
       // waiting (--wait) ends the command with 130, nothing deleted.

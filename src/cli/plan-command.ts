@@ -7,13 +7,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
-import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob, type ResolvedJob } from "../job/resolve-job.ts"
+import type { ResolvedJob } from "../job/resolve-job.ts"
+import type { Pipeline } from "../engine/stage.ts"
 import { planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
 import { checkJob } from "../job/job-checks.ts"
 import { checkReadable } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
+import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
 import { ConfigError } from "./endpoint.ts"
@@ -21,9 +22,8 @@ import { jobFileArg } from "./job-file-arg.ts"
 import { planLines } from "./present/plan-table.ts"
 
 /** The plan of a resolved job (used by `plan` and `run --dry-run`). */
-export const planOf = (file: string, job: ResolvedJob) =>
+export const planOf = (job: ResolvedJob, pipeline: Pipeline) =>
   Effect.gen(function* () {
-    const pipeline = yield* pipelineForJob(file, job.job)
     const env = yield* settingsFromEnv.pipe(
       Effect.withConfigProvider(envProvider()),
       Effect.mapError((e) => new ConfigError({ detail: `invalid configuration: ${e.message}` }))
@@ -40,7 +40,7 @@ export const planOf = (file: string, job: ResolvedJob) =>
     // a plan of records refused one by one.
     yield* checkJob(job, pipeline)
     const plan = existsSync(job.state)
-      ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(jobLedger(job)))
       : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))
     return { plan, origin }
   })
@@ -53,10 +53,10 @@ export const planCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* resolveJob(o.job)
-      const { plan, origin } = yield* planOf(o.job, job)
+      const { job, pipeline } = yield* JobContext
+      const { plan, origin } = yield* planOf(job, pipeline)
       yield* Console.log(o.json ? JSON.stringify({ job: job.name, origin, ...plan }) : planLines(job, plan, origin).join("\n"))
-    })
+    }).pipe(Effect.provide(jobContext(o.job)))
 ).pipe(
   Command.withDescription(
     "Estimate a run without sending anything: per stage and model, records, answers already in the ledger, requests to send, tokens, duration at the rpm limits. Example: svc-batch plan jobs/bulk-translate.yaml"

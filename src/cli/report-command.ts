@@ -11,6 +11,7 @@ import { resolveJob } from "../job/resolve-job.ts"
 import { fingerprintInput } from "../io/input-access.ts"
 import { openSource } from "../io/open-source.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
+import { jobLedger } from "../job/job-context.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
@@ -44,7 +45,7 @@ export const reportCommand = Command.make(
           const same = existsSync(job.input.path) && (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
           const input = same ? openSource(job.input.path, job.input.format, job.input.encoding, job.input) : undefined
           return yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
-        }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+        }).pipe(Effect.provide(jobLedger(job)))
         const files = reportFiles(job.output.path)
         yield* writeReport(report, files)
         yield* Console.log(`svc-batch report ${job.name}: run ${report.runId} (${report.status})`)

@@ -6,7 +6,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { Ledger } from "../ledger/ledger.ts"
+import { jobLedger } from "../job/job-context.ts"
 import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
@@ -25,7 +25,7 @@ export const retryCommand = Command.make(
   ending((o) =>
     Effect.gen(function* () {
       const job = yield* jobWithLedger(o.job, o.state)
-      const run = yield* chosenRun(o.job, job, o.run).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      const run = yield* chosenRun(o.job, job, o.run).pipe(Effect.provide(jobLedger(job)))
       const none = Option.none()
       return yield* executeRun({
         job: o.job,
