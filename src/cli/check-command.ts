@@ -7,8 +7,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob } from "../job/resolve-job.ts"
+import { JobContext, jobContext } from "../job/job-context.ts"
 import { checkJob } from "../job/job-checks.ts"
 import { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
@@ -92,10 +91,11 @@ export const checkCommand = Command.make(
   },
   ending((o) =>
     Effect.gen(function* () {
-      const job = Option.isSome(o.job) ? yield* resolveJob(o.job.value, {}, { inputMustExist: false }) : undefined
-      const pipeline = job === undefined ? undefined : yield* pipelineForJob(job.file, job.job)
+      const context = Option.isSome(o.job) ? yield* JobContext.pipe(Effect.provide(jobContext(o.job.value, {}, { inputMustExist: false }))) : undefined
+      const job = context?.job
+      const pipeline = context?.pipeline
       // A job that `run` would refuse before any request is refused here too, before probing.
-      if (job !== undefined && pipeline !== undefined) yield* checkJob(job, pipeline)
+      if (context !== undefined) yield* checkJob(context.job, context.pipeline)
       const probes = pipeline === undefined ? allProbes : unique(pipeline.stages.flatMap((s) => s.calls))
       const layer = serviceLayer(job?.job.emulator ?? {}, { serviceRequired: job?.job.service === "required" })
       const results = yield* Effect.gen(function* () {

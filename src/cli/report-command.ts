@@ -6,12 +6,10 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
-import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob } from "../job/resolve-job.ts"
 import { fingerprintInput } from "../io/input-access.ts"
 import { openSource } from "../io/open-source.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
-import { jobLedger } from "../job/job-context.ts"
+import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
@@ -31,8 +29,7 @@ export const reportCommand = Command.make(
   ending((o) =>
     Effect.scoped(
       Effect.gen(function* () {
-        const job = yield* resolveJob(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })
-        const pipeline = yield* pipelineForJob(o.job, job.job)
+        const { job, pipeline } = yield* JobContext
         if (!existsSync(job.state)) return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
         const report = yield* Effect.gen(function* () {
           const ledger = yield* Ledger
@@ -52,6 +49,6 @@ export const reportCommand = Command.make(
         const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
         return (yield* announceReport(report, files, alerts)) ? Outcome.ThresholdsExceeded() : done
       })
-    )
+    ).pipe(Effect.provide(jobContext(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })))
   )
 ).pipe(Command.withDescription("Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing. Example: svc-batch report jobs/demo-moderation.yaml --run 3"))
