@@ -62,6 +62,10 @@ export class NotFoundError extends Data.TaggedError("NotFoundError")<{
   readonly endpoint: Endpoint
   readonly serviceMessage: string
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `404 Not Found from ${this.endpoint}: ${this.serviceMessage} (is the base URL right?)`
   }
@@ -108,6 +112,10 @@ export class ServerError extends Data.TaggedError("ServerError")<{
   readonly serviceMessage: string
   readonly retryAfter: Option.Option<Duration.Duration>
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `${this.status} Server Error from ${this.endpoint}: ${this.serviceMessage}`
   }
@@ -135,6 +143,10 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly endpoint: Endpoint
   readonly detail: string
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `transport error calling ${this.endpoint}: ${this.detail}`
   }
@@ -148,6 +160,10 @@ export class TimeoutError extends Data.TaggedError("TimeoutError")<{
   readonly endpoint: Endpoint
   readonly after: Duration.Duration
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `${this.endpoint} request timed out after ${Duration.format(this.after)}`
   }
@@ -168,6 +184,10 @@ export class ResponseDecodeError extends Data.TaggedError("ResponseDecodeError")
   readonly endpoint: Endpoint
   readonly detail: string
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   constructor(args: { readonly endpoint: Endpoint; readonly detail: string }) {
     super({ ...args, detail: capDetail(args.detail) })
   }
@@ -185,6 +205,10 @@ export class IncompleteStreamError extends Data.TaggedError("IncompleteStreamErr
   readonly detail: string
   readonly chunksReceived: number
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `incomplete stream from ${this.endpoint} after ${this.chunksReceived} chunks: ${this.detail}`
   }
