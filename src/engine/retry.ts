@@ -48,20 +48,18 @@ interface ErrorLike {
   readonly status?: number
   readonly retryAfter?: Option.Option<Duration.Duration>
   readonly systemic?: boolean
+  readonly rateLimited?: boolean
+  readonly abortsJob?: boolean
+  readonly unavailable?: boolean
 }
 
 export const classify = (error: ErrorLike): Classification => {
   const after = error.retryAfter !== undefined ? Option.getOrUndefined(error.retryAfter) : undefined
-  switch (error._tag) {
-    case "RateLimitedError":
-      return { _tag: "RateLimited", retryAfter: after }
-    case "UnauthorizedError":
-      return { _tag: "Abort" }
-    case "ServerError":
-      return error.status === 503 ? { _tag: "Unavailable", retryAfter: after } : { _tag: "Transient" }
-    default:
-      return error.retryable === true ? { _tag: "Transient" } : { _tag: "Permanent" }
-  }
+  // The error's own fields decide, not its class name.
+  if (error.rateLimited === true) return { _tag: "RateLimited", retryAfter: after }
+  if (error.abortsJob === true) return { _tag: "Abort" }
+  if (error.unavailable === true) return { _tag: "Unavailable", retryAfter: after }
+  return error.retryable === true ? { _tag: "Transient" } : { _tag: "Permanent" }
 }
 
 export interface RetryPolicy {

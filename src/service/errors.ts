@@ -45,6 +45,10 @@ export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
   readonly endpoint: Endpoint
   readonly serviceMessage: string
 }> {
+  /** Every other request would be refused too: the engine stops the job. */
+  get abortsJob() {
+    return true
+  }
   /** Exit 3 when it ends a command: every other request would be refused too. */
   get exitCode() {
     return ExitCode.aborted
@@ -93,6 +97,10 @@ export class RateLimitedError extends Data.TaggedError("RateLimitedError")<{
   readonly serviceMessage: string
   readonly retryAfter: Option.Option<Duration.Duration>
 }> {
+  /** A delay, not a spent attempt: the limiter slows down and waits. */
+  get rateLimited() {
+    return true
+  }
   override get message() {
     const after = Option.match(this.retryAfter, {
       onNone: () => "",
@@ -112,6 +120,10 @@ export class ServerError extends Data.TaggedError("ServerError")<{
   readonly serviceMessage: string
   readonly retryAfter: Option.Option<Duration.Duration>
 }> {
+  /** 503 is maintenance: every worker of the model pauses (for Retry-After when sent). */
+  get unavailable() {
+    return this.status === 503
+  }
   /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
   get systemic() {
     return true
