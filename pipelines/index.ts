@@ -4,7 +4,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import { dirname, resolve } from "node:path"
-import { describeIssues, JobFileError, type JobFile } from "../src/engine/job.ts"
+import { describeIssues, JobFileError, type JobFile } from "../src/job/job-file.ts"
 import { type Condition, parseCondition } from "../src/pipeline/condition.ts"
 import { type Preset, presetStages } from "../src/pipeline/preset.ts"
 import { makePipeline, type Pipeline, type Stage } from "../src/pipeline/stage.ts"

@@ -7,15 +7,14 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob } from "../engine/job.ts"
-import { checkJob } from "../engine/job-checks.ts"
+import { JobContext, jobContext } from "../job/job-context.ts"
+import { checkJob } from "../job/job-checks.ts"
 import { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
 import { Models } from "../service/limits.ts"
 import { describeEndpoint, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { ExitCode } from "./exit-codes.ts"
+import { done, ending, Outcome } from "./outcome.ts"
 
 export interface Probe {
   readonly endpoint: Endpoint
@@ -90,12 +89,13 @@ export const checkCommand = Command.make(
     job: jobFileArg.pipe(Args.withDescription("check what this job needs (default: every endpoint)"), Args.optional),
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per probe"))
   },
-  (o) =>
+  ending((o) =>
     Effect.gen(function* () {
-      const job = Option.isSome(o.job) ? yield* resolveJob(o.job.value, {}, { inputMustExist: false }) : undefined
-      const pipeline = job === undefined ? undefined : yield* pipelineForJob(job.file, job.job)
+      const context = Option.isSome(o.job) ? yield* JobContext.pipe(Effect.provide(jobContext(o.job.value, {}, { inputMustExist: false }))) : undefined
+      const job = context?.job
+      const pipeline = context?.pipeline
       // A job that `run` would refuse before any request is refused here too, before probing.
-      if (job !== undefined && pipeline !== undefined) yield* checkJob(job, pipeline)
+      if (context !== undefined) yield* checkJob(context.job, context.pipeline)
       const probes = pipeline === undefined ? allProbes : unique(pipeline.stages.flatMap((s) => s.calls))
       const layer = serviceLayer(job?.job.emulator ?? {}, { serviceRequired: job?.job.service === "required" })
       const results = yield* Effect.gen(function* () {
@@ -110,8 +110,9 @@ export const checkCommand = Command.make(
       }
       const failed = results.filter((r) => !r.ok).length
       if (!o.json) yield* Console.log(failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`)
-      if (failed > 0) process.exitCode = ExitCode.checkFailed
+      return failed > 0 ? Outcome.CheckFailed() : done
     })
+  )
 ).pipe(
   Command.withDescription(
     "Send one minimal request per endpoint and model the job needs (all without a job) and report ok, 401, 404, 429, 5xx or timeout with latency; exit 0 only when all pass. Example: svc-batch check jobs/nightly.yaml && svc-batch run jobs/nightly.yaml"

@@ -3,19 +3,8 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { decodeKnobs, type Knob, type KnobName, knobs } from "../emulator/knobs.ts"
 import type { EmulatorOptions } from "../emulator/options.ts"
+import { parseRpm } from "../job/rpm.ts"
 import { ConfigError } from "./endpoint.ts"
-
-/** `3000` (every model) or `svc3-mini=600,svc3-guard=3000,*=1000`. */
-export const parseRpm = (text: string): number | Record<string, number> => {
-  if (/^\d+$/.test(text.trim())) return Number(text)
-  const out: Record<string, number> = {}
-  for (const part of text.split(",")) {
-    const [model, value] = part.split("=").map((s) => s.trim())
-    if (!model || !value || !/^\d+$/.test(value)) throw new Error(`--rpm: expected N or model=N,... but got ${JSON.stringify(part)}`)
-    out[model] = Number(value)
-  }
-  return out
-}
 
 /** One flag per knob, derived from the knob table (name, description, default). */
 const knobOption = (k: Knob<unknown>): Options.Options<unknown> => {

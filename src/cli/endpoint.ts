@@ -11,8 +11,13 @@ import { TextService } from "../service/client.ts"
 import { envProvider, ServiceConfig, settingsFromEnv } from "../service/config.ts"
 import { httpClientLayer } from "../service/http.ts"
 import { probeEmulator } from "./emulator-probe.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return this.detail
   }

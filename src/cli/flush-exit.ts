@@ -7,9 +7,10 @@
  * A reader that closes the pipe early (`| head -1`): EPIPE. The process ends at once, silently, with
  * 141 (128 + SIGPIPE), as a tool killed by SIGPIPE does, never with a stack trace or a hang.
  */
+import { ExitCode } from "../exit-code.ts"
 
 /** The exit code when stdout's or stderr's reader has gone (128 + SIGPIPE, as a shell reports a tool SIGPIPE killed). */
-export const READER_GONE = 141
+export const READER_GONE = ExitCode.readerGone
 
 const streams = () => [process.stdout, process.stderr]
 

@@ -4,22 +4,20 @@
  * job's lock, as run and retry do: a run starting meanwhile would ask again the answers it deletes.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
-import { Ledger, type GcResult } from "../ledger/ledger.ts"
+import { Console, Effect, Option, Ref } from "effect"
+import { Ledger } from "../ledger/ledger.ts"
+import { jobLedger } from "../job/job-context.ts"
+import { describeGc } from "./present/gc-lines.ts"
+import { decodeRetentionOverrides } from "../job/job-file.ts"
 import { ConfigError } from "./endpoint.ts"
 import { stateOption } from "./state-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { lockJob } from "./job-lock.ts"
-import { ExitCode } from "./exit-codes.ts"
+import { CommandOutcome, done, ending, Outcome } from "./outcome.ts"
 import { viewOf } from "./run-view.ts"
 
 const DAY = 86_400_000
-
-export const describeGc = (r: GcResult): string => {
-  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
-  return `${r.records} records of ${r.runs.length} older run(s) and ${r.answers} unused answers removed; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}${r.compacted ? " (compacted)" : ""}`
-}
 
 export const gcCommand = Command.make(
   "gc",
@@ -31,13 +29,13 @@ export const gcCommand = Command.make(
     json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON")),
     wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it to end instead of exiting 7"))
   },
-  (o) =>
+  ending((o) =>
     Effect.gen(function* () {
+      // The job file's retention Schema: a flag takes the bounds `retention:` takes.
+      const flags = yield* decodeRetentionOverrides({ runs: Option.getOrUndefined(o.keepRuns), answerDays: Option.getOrUndefined(o.answerDays) })
       const job = yield* jobWithLedger(o.job, o.state)
-      const keep = Option.getOrElse(o.keepRuns, () => job.job.retention.runs)
-      const days = Option.getOrElse(o.answerDays, () => job.job.retention.answerDays)
-      if (keep < 1) return yield* new ConfigError({ detail: `--keep-runs: expected 1 or more, got ${keep}` })
-      if (days < 0) return yield* new ConfigError({ detail: `--answer-days: expected 0 or more, got ${days}` })
+      const keep = flags.runs ?? job.job.retention.runs
+      const days = flags.answerDays ?? job.job.retention.answerDays
       const collect = Effect.gen(function* () {
         const ledger = yield* Ledger
         const last = yield* ledger.lastRun(job.name)
@@ -45,13 +43,15 @@ export const gcCommand = Command.make(
           return yield* new ConfigError({ detail: `run ${last.value.id} of ${job.name} is going on: run gc when it has ended` })
         }
         return yield* ledger.gc(job.name, keep, Date.now() - days * DAY)
-      }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      }).pipe(Effect.provide(jobLedger(job)))
       // Exit 7 (or wait) while another invocation of the job holds its lock: between taking the
       // lock and starting its run row, a run is not yet "going on" in the ledger. A signal while
       // waiting (--wait) ends the command with 130, nothing deleted.
       const result = yield* Effect.scoped(Effect.zipRight(lockJob(job.name, job.state, { wait: o.wait }), collect)).pipe(
-        Effect.onInterrupt(() => Effect.sync(() => void (process.exitCode = ExitCode.interrupted)))
+        Effect.onInterrupt(() => Effect.flatMap(CommandOutcome, (outcome) => Ref.set(outcome, Outcome.Interrupted())))
       )
       yield* Console.log(o.json ? JSON.stringify(result) : `svc-batch gc ${job.name}: ${describeGc(result)}`)
+      return done
     })
+  )
 ).pipe(Command.withDescription("Apply retention to a job's ledger: drop older runs' records and unused old answers, compact. Example: svc-batch gc jobs/nightly.yaml --keep-runs 3"))

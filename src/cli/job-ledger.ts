@@ -4,7 +4,7 @@
  */
 import { Effect, Option } from "effect"
 import { existsSync } from "node:fs"
-import { resolveJob, type ResolvedJob } from "../engine/job.ts"
+import { resolveJob, type ResolvedJob } from "../job/resolve-job.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
 

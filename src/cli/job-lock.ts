@@ -9,8 +9,13 @@ import { Data, Duration, Effect, Schedule } from "effect"
 import { hostname } from "node:os"
 import { keepLockAlive, readLock, takeLock } from "../io/lock-file.ts"
 import { processAlive } from "../io/process-alive.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class JobBusy extends Data.TaggedError("JobBusy")<{ readonly job: string; readonly owner: string; readonly lock: string }> {
+  /** Exit 7 when it ends a command: another invocation holds it; nothing was done. */
+  get exitCode() {
+    return ExitCode.busy
+  }
   override get message() {
     return `job ${this.job} is already running (${this.owner}); wait for it (or run with --wait), or watch it with svc-batch status (lock ${this.lock})`
   }

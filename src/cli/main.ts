@@ -1,12 +1,14 @@
 /** The `svc-batch` command. Layers for each subcommand are assembled in that subcommand's file. */
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Console, Effect, Exit, Fiber, Logger, LogLevel } from "effect"
+import { Cause, Console, Effect, Either, Exit, Fiber, Logger, LogLevel, Ref } from "effect"
+import { OptionError } from "../job/job-file.ts"
 import { checkCommand } from "./check-command.ts"
 import { demoCommand } from "./demo-command.ts"
 import { emulatorCommand } from "./emulator-command.ts"
 import { gcCommand } from "./gc-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
+import { CommandOutcome, done, type Outcome } from "./outcome.ts"
 import { planCommand } from "./plan-command.ts"
 import { reportCommand } from "./report-command.ts"
 import { retryCommand } from "./retry-command.ts"
@@ -46,18 +48,19 @@ const jsonLogger = Logger.make((options) => {
   process.stderr.write(`${JSON.stringify(Logger.structuredLogger.log(options))}\n`)
 })
 
+/** How the command ended without failing; read also when a signal interrupted it. */
+const outcome = Ref.unsafeMake<Outcome>(done)
+
 const program = (logFormatName === "text" || logFormatName === "json"
   ? cli([...argv])
-  : Console.error(`svc-batch: --log-format: expected text or json, got ${JSON.stringify(logFormatName)}`).pipe(Effect.andThen(Effect.sync(() => void (process.exitCode = 2))))
+  : Effect.fail(new OptionError({ flag: "--log-format", detail: `expected text or json, got ${JSON.stringify(logFormatName)}` }))
 ).pipe(
-  // A failure prints one clear line (no stack) and sets the documented exit code. A bad command
-  // line (unknown flag, missing file, bad value) was already printed by @effect/cli, in words:
-  // it only sets the exit code (a ValidationError is not an Error and has no message).
-  Effect.catchAll((error) =>
-    (ValidationError.isValidationError(error) ? Effect.void : Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`)).pipe(
-      Effect.andThen(Effect.sync(() => void (process.exitCode = exitCodeFor(error))))
-    )
-  ),
+  Effect.provideService(CommandOutcome, outcome),
+  Effect.zipRight(Ref.get(outcome)),
+  // A failure prints one clear line (no stack). A bad command line (unknown flag, missing file, bad
+  // value) was already printed by @effect/cli, in words (a ValidationError is not an Error and has no message).
+  Effect.tapError((error) => (ValidationError.isValidationError(error) ? Effect.void : Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`))),
+  Effect.either,
   withPlainConsole,
   Effect.provide(Logger.replace(Logger.defaultLogger, logFormatName === "json" ? jsonLogger : plainLogger)),
   Effect.provide(NodeContext.layer)
@@ -70,10 +73,14 @@ let ended = false
 installSignalHandlers(() => (ended ? process.exit(130) : Effect.runFork(Fiber.interrupt(fiber))))
 fiber.addObserver((exit) => {
   ended = true
-  if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+  // The only place the process's exit code is decided: from the outcome or the error (a defect is 1).
+  let code: number
+  if (Exit.isSuccess(exit)) code = exitCodeFor(exit.value)
+  else if (Cause.isInterruptedOnly(exit.cause)) code = exitCodeFor(Either.right(Effect.runSync(Ref.get(outcome))))
+  else {
     console.error(`svc-batch: unexpected failure\n${Cause.pretty(exit.cause)}`)
-    process.exitCode = 1
+    code = 1
   }
   // Exit even if a library left a handle open (e.g. a keep-alive socket), once the output is out.
-  setImmediate(() => exitWhenFlushed(Number(process.exitCode ?? 0)))
+  setImmediate(() => exitWhenFlushed(code))
 })

@@ -7,51 +7,23 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
-import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob, type ResolvedJob } from "../engine/job.ts"
-import { type Plan, planJob } from "../engine/plan.ts"
+import type { ResolvedJob } from "../job/resolve-job.ts"
+import type { Pipeline } from "../pipeline/stage.ts"
+import { planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
-import { checkJob } from "../engine/job-checks.ts"
+import { checkJob } from "../job/job-checks.ts"
 import { checkReadable } from "../io/input-access.ts"
 import { Ledger } from "../ledger/ledger.ts"
+import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
 import { ConfigError } from "./endpoint.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { thousands } from "../engine/thousands.ts"
-
-const fmt = thousands
-const minutes = (m: number | undefined) => (m === undefined ? "unknown (no limits.rpm)" : m < 1 ? `${Math.ceil(m * 60)} s` : m < 90 ? `${m.toFixed(1)} min` : `${(m / 60).toFixed(1)} h`)
-
-export const planLines = (job: ResolvedJob, plan: Plan, origin: string): ReadonlyArray<string> => {
-  const head = ["stage", "endpoint", "model", "records", "answered", "to send", "tokens", "code points"]
-  const rows = plan.rows.map((r) => [
-    r.stage,
-    r.endpoint,
-    r.model,
-    `${fmt(r.records)}${r.assumed > 0 ? ` (${fmt(r.assumed)} if earlier stages allow)` : ""}`,
-    fmt(r.cached),
-    fmt(r.toSend),
-    r.endpoint === "translate" ? "-" : fmt(r.tokens),
-    r.endpoint === "translate" ? fmt(r.codePoints) : "-"
-  ])
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (r: ReadonlyArray<string>) => r.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd()
-  const errors = Object.entries(plan.inputErrors).map(([stage, n]) => `${n} record(s) refused by ${stage} before any request (e.g. a missing field)`)
-  return [
-    `svc-batch plan ${job.name}: ${fmt(plan.records)} records in ${job.input.path}${plan.unreadable > 0 ? `, ${fmt(plan.unreadable)} unreadable` : ""}; answers looked up for ${origin === "emulator" ? "the EMULATOR" : origin}`,
-    line(head),
-    ...rows.map(line),
-    ...errors.map((e) => `  ${e}`),
-    ...plan.models.map((m) => `  ${m.model}: ${fmt(m.requests)} requests to send${m.rpm !== undefined ? ` at ${fmt(m.rpm)}/min: ${minutes(m.minutes)}` : ": no rpm limit set"}`),
-    `  duration at the rpm limits: ${minutes(plan.minutes)}${plan.models.length > 1 && plan.minutes !== undefined ? " (the slowest model's)" : ""}; nothing was sent`
-  ]
-}
+import { planLines } from "./present/plan-table.ts"
 
 /** The plan of a resolved job (used by `plan` and `run --dry-run`). */
-export const planOf = (file: string, job: ResolvedJob) =>
+export const planOf = (job: ResolvedJob, pipeline: Pipeline) =>
   Effect.gen(function* () {
-    const pipeline = yield* pipelineForJob(file, job.job)
     const env = yield* settingsFromEnv.pipe(
       Effect.withConfigProvider(envProvider()),
       Effect.mapError((e) => new ConfigError({ detail: `invalid configuration: ${e.message}` }))
@@ -68,7 +40,7 @@ export const planOf = (file: string, job: ResolvedJob) =>
     // a plan of records refused one by one.
     yield* checkJob(job, pipeline)
     const plan = existsSync(job.state)
-      ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(jobLedger(job)))
       : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))
     return { plan, origin }
   })
@@ -81,10 +53,10 @@ export const planCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* resolveJob(o.job)
-      const { plan, origin } = yield* planOf(o.job, job)
+      const { job, pipeline } = yield* JobContext
+      const { plan, origin } = yield* planOf(job, pipeline)
       yield* Console.log(o.json ? JSON.stringify({ job: job.name, origin, ...plan }) : planLines(job, plan, origin).join("\n"))
-    })
+    }).pipe(Effect.provide(jobContext(o.job)))
 ).pipe(
   Command.withDescription(
     "Estimate a run without sending anything: per stage and model, records, answers already in the ledger, requests to send, tokens, duration at the rpm limits. Example: svc-batch plan jobs/bulk-translate.yaml"

@@ -6,32 +6,18 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
-import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob } from "../engine/job.ts"
 import { fingerprintInput } from "../io/input-access.ts"
 import { openSource } from "../io/open-source.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
+import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
-import { exceeded, reportFiles, writeReport, type ReportFiles } from "../report/write-report.ts"
-import type { RunReport } from "../report/run-report.ts"
+import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import { ConfigError } from "./endpoint.ts"
+import { announceReport } from "./present/report-lines.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { ExitCode } from "./exit-codes.ts"
+import { done, ending, Outcome } from "./outcome.ts"
 import { stateOption } from "./state-option.ts"
-
-/** Prints where the report went and what it exceeds; returns whether it exceeded a threshold. */
-export const announceReport = (report: RunReport, files: ReportFiles, alerts: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const m = report.moderation
-    if (m !== undefined) {
-      const changes = m.changes ? `; since run ${m.changes.previousRunId}: ${m.changes.newlyFlagged.length} newly flagged, ${m.changes.noLongerFlagged.length} no longer flagged` : ""
-      yield* Console.log(`  report  ${m.harmful} harmful, ${m.safe} safe, ${m.unparsed} unparsed${m.empty > 0 ? `, ${m.empty} empty` : ""}${changes}`)
-    }
-    yield* Console.log(`  report  ${files.html}\n          ${files.markdown}\n          ${files.json}\n          ${files.csv}`)
-    for (const a of alerts) yield* Console.error(`svc-batch: threshold exceeded: ${a}`)
-    return alerts.length > 0
-  })
 
 export const reportCommand = Command.make(
   "report",
@@ -40,11 +26,10 @@ export const reportCommand = Command.make(
     state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional)
   },
-  (o) =>
+  ending((o) =>
     Effect.scoped(
       Effect.gen(function* () {
-        const job = yield* resolveJob(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })
-        const pipeline = yield* pipelineForJob(o.job, job.job)
+        const { job, pipeline } = yield* JobContext
         if (!existsSync(job.state)) return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
         const report = yield* Effect.gen(function* () {
           const ledger = yield* Ledger
@@ -57,12 +42,13 @@ export const reportCommand = Command.make(
           const same = existsSync(job.input.path) && (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
           const input = same ? openSource(job.input.path, job.input.format, job.input.encoding, job.input) : undefined
           return yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
-        }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+        }).pipe(Effect.provide(jobLedger(job)))
         const files = reportFiles(job.output.path)
         yield* writeReport(report, files)
         yield* Console.log(`svc-batch report ${job.name}: run ${report.runId} (${report.status})`)
         const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
-        if (yield* announceReport(report, files, alerts)) process.exitCode = ExitCode.thresholds
+        return (yield* announceReport(report, files, alerts)) ? Outcome.ThresholdsExceeded() : done
       })
-    )
+    ).pipe(Effect.provide(jobContext(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })))
+  )
 ).pipe(Command.withDescription("Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing. Example: svc-batch report jobs/demo-moderation.yaml --run 3"))

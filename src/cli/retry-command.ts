@@ -6,11 +6,12 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { Ledger } from "../ledger/ledger.ts"
+import { jobLedger } from "../job/job-context.ts"
 import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { executeRun } from "./run-command.ts"
+import { ending } from "./outcome.ts"
 
 export const retryCommand = Command.make(
   "retry",
@@ -21,12 +22,12 @@ export const retryCommand = Command.make(
     maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional),
     wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it instead of exiting 7"))
   },
-  (o) =>
+  ending((o) =>
     Effect.gen(function* () {
       const job = yield* jobWithLedger(o.job, o.state)
-      const run = yield* chosenRun(o.job, job, o.run).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      const run = yield* chosenRun(o.job, job, o.run).pipe(Effect.provide(jobLedger(job)))
       const none = Option.none()
-      yield* executeRun({
+      return yield* executeRun({
         job: o.job,
         input: none,
         inputFormat: none,
@@ -49,4 +50,5 @@ export const retryCommand = Command.make(
         reopen: run.id
       })
     })
+  )
 ).pipe(Command.withDescription("Ask a run's failed records again (a finished run too) and rewrite its outputs. Example: svc-batch retry jobs/nightly.yaml --run 12"))

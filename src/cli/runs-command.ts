@@ -2,6 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
+import { jobLedger } from "../job/job-context.ts"
 import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
@@ -22,7 +23,7 @@ export const runsCommand = Command.make(
       const views = yield* viewsWithLock(
         Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
         job.state
-      ).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      ).pipe(Effect.provide(jobLedger(job)))
       if (o.json) {
         for (const v of views) yield* Console.log(JSON.stringify(v))
         return

@@ -5,7 +5,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect } from "effect"
-import { Ledger } from "../ledger/ledger.ts"
+import { jobLedger } from "../job/job-context.ts"
 import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
@@ -39,6 +39,6 @@ export const statusCommand = Command.make(
         }
         // The end of the watch, said (as text only: --json prints one object per refresh).
         if (!o.json) yield* Console.log(`watch ended: run ${view.id} is no longer running (${view.state}${view.staleCause ? `: ${view.staleCause}` : ""})`)
-      }).pipe(Effect.provide(Ledger.layer({ path: job.state })))
+      }).pipe(Effect.provide(jobLedger(job)))
     })
 ).pipe(Command.withDescription("Show where a job's run stands (also while it runs elsewhere): counts, rate, ETA, 429s; sends nothing. Example: svc-batch status jobs/nightly.yaml --watch"))

@@ -12,6 +12,7 @@ import { sourceColumns } from "../io/input-access.ts"
 import type { Source } from "../io/source.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { thousands } from "./thousands.ts"
+import { ExitCode } from "../exit-code.ts"
 
 /** Records of a JSONL input whose keys stand for its columns. */
 export const JSONL_SAMPLE = 1000
@@ -25,6 +26,10 @@ export class MissingColumns extends Data.TaggedError("MissingColumns")<{
   /** The input declares no columns: `available` are the keys of its first `sampled` records. */
   readonly sampled?: number
 }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     const what = this.missing.map((m) => `${JSON.stringify(m.column)} (${m.by})`).join(", ")
     const have = this.sampled === undefined ? "the input's columns are" : `the keys of the input's first ${thousands(this.sampled)} records are`

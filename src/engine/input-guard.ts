@@ -8,8 +8,13 @@
 import { Data, Effect } from "effect"
 import { statSync } from "node:fs"
 import { fingerprintFile } from "../io/fingerprint.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class InputChanged extends Data.TaggedError("InputChanged")<{ readonly path: string; readonly detail: string }> {
+  /** Exit 8 when it ends a command: no output from a file that changed; the next run reuses the answers. */
+  get exitCode() {
+    return ExitCode.inputChanged
+  }
   override get message() {
     return `${this.path} changed during the run (${this.detail}); no output was written. Run the same command again: a new run over the file as it is now reuses every answer already paid for`
   }

@@ -24,8 +24,13 @@ import { type StoreChanges, type StoreRow, type StoreSettings, storeVectorColumn
 import { InputChanged, type InputGuard } from "./input-guard.ts"
 import { sourceColumns, sourceTypes } from "../io/input-access.ts"
 import type { RowTally } from "./row-tally.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class OutputError extends Data.TaggedError("OutputError")<{ readonly path: string; readonly detail: string }> {
+  /** Exit 9 when it ends a command: the previous output is kept; the run resumes once the cause is fixed. */
+  get exitCode() {
+    return ExitCode.outputNotWritten
+  }
   override get message() {
     return `cannot write ${this.path}: ${this.detail}`
   }

@@ -6,6 +6,7 @@
 import { Data, Effect, Option } from "effect"
 import { Ledger, type Run, type RunStatus } from "../ledger/ledger.ts"
 import type { RunStats } from "./run-stats.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export interface OpenedRun {
   readonly runId: number
@@ -31,6 +32,10 @@ export interface OpenedRun {
  * run has records done with its origin's answers. `command`: the command line that starts afresh.
  */
 export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly runId: number; readonly was: string; readonly now: string; readonly done: number; readonly command?: string | undefined }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     const name = (o: string) => (o === "emulator" ? "the EMULATOR" : o)
     const fresh = this.command === undefined ? "start a new run with --new-run" : `start a new run: ${this.command}`
@@ -40,6 +45,10 @@ export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly 
 
 /** `retry` of a run that cannot be reopened (another job's, unknown, or its input changed). */
 export class CannotReopen extends Data.TaggedError("CannotReopen")<{ readonly runId: number; readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `cannot retry run ${this.runId}: ${this.detail}`
   }

@@ -9,8 +9,13 @@ import { Data, type Effect, type Scope } from "effect"
 import type { Column } from "../pipeline/columns.ts"
 import type { InputTypes } from "./input-types.ts"
 import type { Hit, StoreSettings, StoreWriter } from "../store/vector-store.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class SinkError extends Data.TaggedError("SinkError")<{ readonly path: string; readonly detail: string }> {
+  /** Exit 9 when it ends a command: the previous output is kept; the run resumes once the cause is fixed. */
+  get exitCode() {
+    return ExitCode.outputNotWritten
+  }
   override get message() {
     return `cannot write ${this.path}: ${this.detail}`
   }

@@ -6,6 +6,7 @@
 import { Data, type Stream } from "effect"
 import { extname } from "node:path"
 import type { InputTypes } from "./input-types.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export type Format = "csv" | "jsonl" | "parquet"
 
@@ -28,6 +29,10 @@ export interface SourceReject {
 export type SourceItem = SourceRecord | SourceReject
 
 export class SourceError extends Data.TaggedError("SourceError")<{ readonly path: string; readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `${this.path}: ${this.detail}`
   }

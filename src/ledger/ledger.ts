@@ -12,6 +12,7 @@ import { Context, Data, Effect, Either, Layer, Option, Schema, SchemaAST } from 
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { describeFailure, isDiskFailure } from "./disk-failure.ts"
+import { ExitCode } from "../exit-code.ts"
 import { migrations } from "./migrations.ts"
 import { type CommitLag, makeWriteBuffer } from "./write-buffer.ts"
 import {
@@ -34,7 +35,13 @@ export class LedgerError extends Data.TaggedError("LedgerError")<{
    * a ledger (exit 2).
    */
   readonly io?: boolean
+  /** What SQLite or the system threw, kept for logs and debugging. */
+  readonly cause?: unknown
 }> {
+  /** Exit 9 when the disk failed a write (requests may have been sent; it resumes), else 2. */
+  get exitCode() {
+    return this.io === true ? ExitCode.outputNotWritten : ExitCode.invalid
+  }
   override get message() {
     return `ledger ${this.path}: ${this.detail}`
   }
@@ -310,7 +317,7 @@ const toRun = (row: RunRow): Run => ({
 export const makeLedger = (options: LedgerOptions) =>
   Effect.gen(function* () {
     const db = yield* Effect.acquireRelease(
-      Effect.try({ try: () => open(options.path), catch: (e) => new LedgerError({ path: options.path, detail: (e as Error).message }) }),
+      Effect.try({ try: () => open(options.path), catch: (e) => new LedgerError({ path: options.path, detail: (e as Error).message, cause: e }) }),
       (db) => Effect.sync(() => db.close())
     )
     const q = {
@@ -374,7 +381,7 @@ export const makeLedger = (options: LedgerOptions) =>
         options.onCommit?.(ops.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
       }
     })
-    const writeError = (e: unknown) => new LedgerError({ path: options.path, detail: `write failed: ${describeFailure(e)}`, io: isDiskFailure(e) })
+    const writeError = (e: unknown) => new LedgerError({ path: options.path, detail: `write failed: ${describeFailure(e)}`, io: isDiskFailure(e), cause: e })
     /** A single statement's write, failing as the buffered ones do (not as a defect). */
     const written = <A>(f: () => A) => Effect.try({ try: f, catch: writeError })
     const write = (op: WriteOp) => Effect.try({ try: () => buffer.add(op), catch: writeError })
@@ -433,7 +440,7 @@ export const makeLedger = (options: LedgerOptions) =>
             if (compacted) db.exec("VACUUM")
             return { runs: trimmed, ...outcome, bytesBefore, bytesAfter: fileBytes(), compacted }
           },
-          catch: (e) => new LedgerError({ path: options.path, detail: `gc failed: ${describeFailure(e)}`, io: isDiskFailure(e) })
+          catch: (e) => new LedgerError({ path: options.path, detail: `gc failed: ${describeFailure(e)}`, io: isDiskFailure(e), cause: e })
         })
       )
 

@@ -12,6 +12,7 @@ import type { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
 import type { Condition } from "./condition.ts"
 import { contentKey } from "./content-key.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export type Fields = Readonly<Record<string, unknown>>
 /** One output row of a record: the stages' columns (input fields are joined in at output). */
@@ -115,6 +116,10 @@ export const pipelineModels = (pipeline: Pipeline): ReadonlyArray<string> | unde
 }
 
 export class PipelineError extends Data.TaggedError("PipelineError")<{ readonly pipeline: string; readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `pipeline ${this.pipeline}: ${this.detail}`
   }

@@ -1,5 +1,5 @@
 /** A job's report options: its `report:` settings plus what its pipeline says (moderation prefix, text columns). */
-import type { ReportSettings } from "../engine/job.ts"
+import type { ReportSettings } from "../job/job-file.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { defaultReportOptions, type ReportOptions } from "./build-report.ts"
 

@@ -5,6 +5,7 @@
  * None of them holds a request, headers or the API key.
  */
 import { Data, Duration, Option } from "effect"
+import { ExitCode } from "../exit-code.ts"
 
 export type Endpoint = "chat" | "rerank" | "embeddings" | "translate"
 
@@ -14,6 +15,10 @@ export class InvalidRequestError extends Data.TaggedError("InvalidRequestError")
   readonly field: string
   readonly limit: string
 }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `invalid ${this.endpoint} request: ${this.field}: ${this.limit}`
   }
@@ -40,6 +45,14 @@ export class UnauthorizedError extends Data.TaggedError("UnauthorizedError")<{
   readonly endpoint: Endpoint
   readonly serviceMessage: string
 }> {
+  /** Every other request would be refused too: the engine stops the job. */
+  get abortsJob() {
+    return true
+  }
+  /** Exit 3 when it ends a command: every other request would be refused too. */
+  get exitCode() {
+    return ExitCode.aborted
+  }
   override get message() {
     return `401 Unauthorized from ${this.endpoint}: the API key is missing or invalid (${this.serviceMessage})`
   }
@@ -53,6 +66,10 @@ export class NotFoundError extends Data.TaggedError("NotFoundError")<{
   readonly endpoint: Endpoint
   readonly serviceMessage: string
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `404 Not Found from ${this.endpoint}: ${this.serviceMessage} (is the base URL right?)`
   }
@@ -80,6 +97,10 @@ export class RateLimitedError extends Data.TaggedError("RateLimitedError")<{
   readonly serviceMessage: string
   readonly retryAfter: Option.Option<Duration.Duration>
 }> {
+  /** A delay, not a spent attempt: the limiter slows down and waits. */
+  get rateLimited() {
+    return true
+  }
   override get message() {
     const after = Option.match(this.retryAfter, {
       onNone: () => "",
@@ -99,6 +120,14 @@ export class ServerError extends Data.TaggedError("ServerError")<{
   readonly serviceMessage: string
   readonly retryAfter: Option.Option<Duration.Duration>
 }> {
+  /** 503 is maintenance: every worker of the model pauses (for Retry-After when sent). */
+  get unavailable() {
+    return this.status === 503
+  }
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `${this.status} Server Error from ${this.endpoint}: ${this.serviceMessage}`
   }
@@ -126,6 +155,10 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly endpoint: Endpoint
   readonly detail: string
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `transport error calling ${this.endpoint}: ${this.detail}`
   }
@@ -139,6 +172,10 @@ export class TimeoutError extends Data.TaggedError("TimeoutError")<{
   readonly endpoint: Endpoint
   readonly after: Duration.Duration
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `${this.endpoint} request timed out after ${Duration.format(this.after)}`
   }
@@ -159,6 +196,10 @@ export class ResponseDecodeError extends Data.TaggedError("ResponseDecodeError")
   readonly endpoint: Endpoint
   readonly detail: string
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   constructor(args: { readonly endpoint: Endpoint; readonly detail: string }) {
     super({ ...args, detail: capDetail(args.detail) })
   }
@@ -176,6 +217,10 @@ export class IncompleteStreamError extends Data.TaggedError("IncompleteStreamErr
   readonly detail: string
   readonly chunksReceived: number
 }> {
+  /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
+  get systemic() {
+    return true
+  }
   override get message() {
     return `incomplete stream from ${this.endpoint} after ${this.chunksReceived} chunks: ${this.detail}`
   }

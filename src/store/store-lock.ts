@@ -7,11 +7,16 @@
  */
 import { Data, Duration, Effect, Schedule } from "effect"
 import { keepLockAlive, takeLock } from "../io/lock-file.ts"
+import { ExitCode } from "../exit-code.ts"
 
 /** How long a writer waits for another process writing the same store. */
 export const STORE_WAIT_SECONDS = 120
 
 export class StoreBusy extends Data.TaggedError("StoreBusy")<{ readonly path: string; readonly owner: string; readonly lock: string; readonly waited: number }> {
+  /** Exit 7 when it ends a command: another invocation holds it; nothing was done. */
+  get exitCode() {
+    return ExitCode.busy
+  }
   override get message() {
     return `vector store ${this.path} is still being written by ${this.owner} after ${this.waited} s of waiting (lock ${this.lock}); run the same command again once it is done (the answers are reused)`
   }

@@ -11,8 +11,13 @@ import Database from "better-sqlite3"
 import { Data, Effect } from "effect"
 import { existsSync } from "node:fs"
 import { StoreError, type StoreSettings } from "./vector-store.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class StoreOwned extends Data.TaggedError("StoreOwned")<{ readonly path: string; readonly table: string; readonly owner: string; readonly job: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return (
       `vector store ${this.path}: table ${this.table} belongs to job ${this.owner}; job ${this.job} may not write it ` +

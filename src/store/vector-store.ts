@@ -3,8 +3,13 @@
  * source by record key, and queried by `svc-batch search`. One adapter today: sqlite-vec.
  */
 import { Data, Schema } from "effect"
+import { ExitCode } from "../exit-code.ts"
 
 export class StoreError extends Data.TaggedError("StoreError")<{ readonly path: string; readonly detail: string }> {
+  /** Exit 9 when it ends a command: the previous output is kept; the run resumes once the cause is fixed. */
+  get exitCode() {
+    return ExitCode.outputNotWritten
+  }
   override get message() {
     return `vector store ${this.path}: ${this.detail}`
   }

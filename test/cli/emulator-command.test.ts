@@ -1,6 +1,6 @@
 /** `svc-batch emulator` and `svc-batch demo` as real processes. */
 import { describe, expect, it } from "@effect/vitest"
-import { parseRpm } from "../../src/cli/emulator-command.ts"
+import { parseRpm } from "../../src/job/rpm.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
 const start = spawnCli

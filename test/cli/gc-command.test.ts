@@ -44,20 +44,25 @@ describe("ledger retention", () => {
   it("gc --keep-runs: removes older runs' records, reports sizes; runs still lists every run", async () => {
     const { job } = nightly("retention: { runs: 5 }\nreport: { enabled: false }\n")
     for (let i = 0; i < 3; i++) expect(await spawnCli(["run", job], env).exited).toBe(0)
-    const gc = spawnCli(["gc", job, "--keep-runs", "1", "--json"], env)
+    const gc = spawnCli(["gc", job, "--keep-runs", "2", "--json"], env)
     expect(await gc.exited).toBe(0)
     const result = JSON.parse(gc.out()) as { runs: Array<number>; records: number; answers: number; bytesBefore: number; bytesAfter: number }
-    expect(result).toMatchObject({ runs: [2, 1], records: 4000, answers: 0 })
+    expect(result).toMatchObject({ runs: [1], records: 2000, answers: 0 })
     expect(result.bytesAfter).toBeLessThan(result.bytesBefore)
     const runs = spawnCli(["runs", job], env)
     expect(await runs.exited).toBe(0)
     expect(runs.out().trim().split("\n")).toHaveLength(4)
   }, 60_000)
 
-  it("refuses a retention that would break the report's comparison", async () => {
+  it("refuses a retention that would break the report's comparison, in a job file and from gc's flags alike", async () => {
     const { job } = nightly("retention: { runs: 1 }\n")
     const run = spawnCli(["run", job], env)
     expect(await run.exited).toBe(2)
     expect(run.err()).toContain("retention.runs: at least 2: the report compares a run with the previous one")
+    // gc takes the job file's bounds: --keep-runs 1 would leave the next report no run to compare with.
+    const { job: fine } = nightly()
+    const gc = spawnCli(["gc", fine, "--keep-runs", "1"], env)
+    expect(await gc.exited).toBe(2)
+    expect(gc.err()).toContain("--keep-runs: at least 2: the report compares a run with the previous one")
   }, 30_000)
 })

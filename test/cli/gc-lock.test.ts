@@ -14,13 +14,13 @@ import { spawnCli } from "./spawn-cli.ts"
 
 const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
-/** A job run twice (a second run's records, the first's to collect). */
+/** A job run three times, keeping three runs' records (gc --keep-runs 2 collects the first's). */
 const ranTwice = async (name: string) => {
   const dir = tempDir()
   const input = writeCorpus(dir, 30)
   const job = join(dir, "job.yaml")
-  writeFileSync(job, `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
-  for (let i = 0; i < 2; i++) expect(await spawnCli(["run", job], env).exited).toBe(0)
+  writeFileSync(job, `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\nretention: { runs: 3 }\n`)
+  for (let i = 0; i < 3; i++) expect(await spawnCli(["run", job], env).exited).toBe(0)
   return { job, ledger: join(dir, ".svc-batch", `${name}.ledger.sqlite`) }
 }
 
@@ -47,13 +47,13 @@ describe("gc and the job's lock", () => {
     const before = rows(ledger)
     const release = await holdLock("gclocked", ledger)
     try {
-      const gc = spawnCli(["gc", job, "--keep-runs", "1", "--answer-days", "0"], env)
+      const gc = spawnCli(["gc", job, "--keep-runs", "2", "--answer-days", "0"], env)
       expect(await gc.exited).toBe(7)
       expect(gc.err()).toContain(`svc-batch: job gclocked is already running (process ${process.pid}, started `)
       expect(gc.out()).toBe("")
       expect(rows(ledger)).toEqual(before)
       // Waiting for it (--wait), then stopped by a signal: 130, still nothing deleted.
-      const waiting = spawnCli(["gc", job, "--keep-runs", "1", "--answer-days", "0", "--wait"], env)
+      const waiting = spawnCli(["gc", job, "--keep-runs", "2", "--answer-days", "0", "--wait"], env)
       while (!waiting.err().includes("waiting for it to finish (--wait)")) await new Promise((r) => setTimeout(r, 50))
       waiting.child.kill("SIGINT")
       expect(await waiting.exited).toBe(130)
@@ -62,7 +62,7 @@ describe("gc and the job's lock", () => {
       await release()
     }
     // Once the lock is free, the same gc goes ahead.
-    const gc = spawnCli(["gc", job, "--keep-runs", "1", "--json"], env)
+    const gc = spawnCli(["gc", job, "--keep-runs", "2", "--json"], env)
     expect(await gc.exited).toBe(0)
     expect(JSON.parse(gc.out())).toMatchObject({ runs: [1], records: 30 })
   }, 60_000)
@@ -72,17 +72,17 @@ describe("gc and the job's lock", () => {
     const release = await holdLock("gcwait", ledger)
     let released = false
     try {
-      const gc = spawnCli(["gc", job, "--keep-runs", "1", "--json", "--wait"], env)
+      const gc = spawnCli(["gc", job, "--keep-runs", "2", "--json", "--wait"], env)
       while (!gc.err().includes("waiting for it to finish (--wait)")) {
         expect(gc.child.exitCode).toBe(null)
         await new Promise((r) => setTimeout(r, 50))
       }
-      expect(rows(ledger).records).toBe(60)
+      expect(rows(ledger).records).toBe(90)
       await release()
       released = true
       expect(await gc.exited).toBe(0)
       expect(JSON.parse(gc.out())).toMatchObject({ runs: [1], records: 30 })
-      expect(rows(ledger).records).toBe(30)
+      expect(rows(ledger).records).toBe(60)
     } finally {
       if (!released) await release()
     }

@@ -4,7 +4,9 @@ import { Effect, Either } from "effect"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { loadJobFile, resolveJob, unusedRpmModels } from "../../src/engine/job.ts"
+import { loadJobFile } from "../../src/job/job-file.ts"
+import { unusedRpmModels } from "../../src/job/job-checks.ts"
+import { resolveJob } from "../../src/job/resolve-job.ts"
 
 const jobFile = (yaml: string) => {
   const dir = mkdtempSync(join(tmpdir(), "svc-job-"))

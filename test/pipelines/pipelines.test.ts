@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pipelineForJob } from "../../pipelines/index.ts"
-import { loadJobFile } from "../../src/engine/job.ts"
+import { loadJobFile } from "../../src/job/job-file.ts"
 
 const pipelineOf = (yaml: string) => {
   const dir = mkdtempSync(join(tmpdir(), "svc-pipe-"))

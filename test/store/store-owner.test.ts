@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import { writeFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
-import { exitCodeFor } from "../../src/cli/exit-codes.ts"
+import { exitCodeOfError } from "../../src/cli/exit-codes.ts"
 import { openStoreWriter, storeSize } from "../../src/store/sqlite-vec.ts"
 import { lockStore } from "../../src/store/store-lock.ts"
 import { checkStoreOwner, StoreOwned } from "../../src/store/store-owner.ts"
@@ -43,7 +43,7 @@ describe("store owner", () => {
       yield* checkStoreOwner("a", settings(path))
       const refused = yield* Effect.flip(checkStoreOwner("b", settings(path)))
       expect(refused).toMatchObject({ _tag: "StoreOwned", owner: "a", job: "b", table: "docs" })
-      expect(exitCodeFor(refused)).toBe(2)
+      expect(exitCodeOfError(refused)).toBe(2)
     })
   )
 
@@ -54,7 +54,7 @@ describe("store owner", () => {
       writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), started: "then" }))
       const busy = yield* Effect.flip(Effect.scoped(lockStore(path, 0)))
       expect(busy._tag).toBe("StoreBusy")
-      expect(exitCodeFor(busy)).toBe(7)
+      expect(exitCodeOfError(busy)).toBe(7)
       expect(busy.message).toBe(`vector store ${path} is still being written by process ${process.ppid}, started then after 0 s of waiting (lock ${path}.lock); run the same command again once it is done (the answers are reused)`)
     })
   )

@@ -10,8 +10,6 @@
  */
 import type { RequestFailed } from "./retry.ts"
 
-const SYSTEMIC = new Set(["NotFoundError", "TransportError", "TimeoutError", "ServerError", "IncompleteStreamError", "ResponseDecodeError"])
-
 const advice = (status: string, detail: string, n: number, baseUrl: string | undefined): string => {
   switch (status) {
     case "ResponseDecodeError":
@@ -42,7 +40,8 @@ export const makeCircuitBreaker = (threshold = 10, baseUrl?: string): CircuitBre
       streak = 0
     },
     failed: (error) => {
-      if (!SYSTEMIC.has(error.status)) {
+      // The client's error says whether it is systemic (its `systemic` field), not a list of class names.
+      if (!error.systemic) {
         streak = 0
         return undefined
       }

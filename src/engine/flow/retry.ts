@@ -22,7 +22,13 @@ export class RequestFailed extends Data.TaggedError("RequestFailed")<{
   readonly status: string
   readonly detail: string
   readonly attempts: number
+  /** The client's error of the last attempt: its fields (`systemic`) decide, not its class name. */
+  readonly cause?: ErrorLike | undefined
 }> {
+  /** A cause no record can fix: the circuit breaker counts it. */
+  get systemic(): boolean {
+    return this.cause?.systemic === true
+  }
   override get message() {
     return `${this.status}: ${this.detail} (after ${this.attempts} attempt${this.attempts === 1 ? "" : "s"})`
   }
@@ -41,20 +47,19 @@ interface ErrorLike {
   readonly retryable?: boolean
   readonly status?: number
   readonly retryAfter?: Option.Option<Duration.Duration>
+  readonly systemic?: boolean
+  readonly rateLimited?: boolean
+  readonly abortsJob?: boolean
+  readonly unavailable?: boolean
 }
 
 export const classify = (error: ErrorLike): Classification => {
   const after = error.retryAfter !== undefined ? Option.getOrUndefined(error.retryAfter) : undefined
-  switch (error._tag) {
-    case "RateLimitedError":
-      return { _tag: "RateLimited", retryAfter: after }
-    case "UnauthorizedError":
-      return { _tag: "Abort" }
-    case "ServerError":
-      return error.status === 503 ? { _tag: "Unavailable", retryAfter: after } : { _tag: "Transient" }
-    default:
-      return error.retryable === true ? { _tag: "Transient" } : { _tag: "Permanent" }
-  }
+  // The error's own fields decide, not its class name.
+  if (error.rateLimited === true) return { _tag: "RateLimited", retryAfter: after }
+  if (error.abortsJob === true) return { _tag: "Abort" }
+  if (error.unavailable === true) return { _tag: "Unavailable", retryAfter: after }
+  return error.retryable === true ? { _tag: "Transient" } : { _tag: "Permanent" }
 }
 
 export interface RetryPolicy {
@@ -131,12 +136,12 @@ const retryAfterFailure = <A, E extends ErrorLike, R>(
         case "Abort":
           return yield* Effect.fail(new JobAborted({ reason: error.message }))
         case "Permanent":
-          return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts: attempts + 1 }))
+          return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts: attempts + 1, cause: error }))
         case "RateLimited": {
           events.on429()
           rateLimited++
           if (rateLimited > policy.max429) {
-            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: `${error.message}; gave up after ${rateLimited} 429s`, attempts: attempts + 1 }))
+            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: `${error.message}; gave up after ${rateLimited} 429s`, attempts: attempts + 1, cause: error }))
           }
           // The limiter pauses every worker, or leaves this request alone to wait the Retry-After.
           const ownWait = yield* limiter.onRateLimited(c.retryAfter, startedAt)
@@ -149,7 +154,7 @@ const retryAfterFailure = <A, E extends ErrorLike, R>(
         case "Transient": {
           attempts++
           if (attempts >= policy.maxAttempts) {
-            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts }))
+            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts, cause: error }))
           }
           events.onRetry()
           if (c._tag === "Unavailable" && c.retryAfter !== undefined) yield* limiter.pauseFor(c.retryAfter)

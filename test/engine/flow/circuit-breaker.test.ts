@@ -12,7 +12,7 @@ import { generate } from "../../../src/stages/generate.ts"
 import { KEY } from "../../helpers.ts"
 import { pipelineOf, runOnce, tempDir, writeRecords } from "../run-helpers.ts"
 
-const failedWith = (e: { readonly _tag: string; readonly message: string }) => new RequestFailed({ status: e._tag, detail: e.message, attempts: 1 })
+const failedWith = (e: { readonly _tag: string; readonly message: string; readonly systemic?: boolean }) => new RequestFailed({ status: e._tag, detail: e.message, attempts: 1, cause: e })
 
 describe("circuit breaker", () => {
   it("ten 2xx answers in a row that are not the API's JSON trip it, naming SVC_BASE_URL", () => {
@@ -22,6 +22,14 @@ describe("circuit breaker", () => {
     expect(breaker.failed(page)).toBe(
       "10 answers in a row were 2xx but not the service's JSON (200 text/html: '<!doctype html>…' is not JSON) — SVC_BASE_URL https://www.example.com does not look like the text service's API: it is the service's root, e.g. https://host (without /v1), not a web page or a proxy's"
     )
+  })
+
+  it("reads the error's systemic field, not its class name", () => {
+    const breaker = makeCircuitBreaker(3)
+    const renamed = { _tag: "SomeRenamedError", message: "connection refused", systemic: true }
+    expect(breaker.failed(failedWith(renamed))).toBeUndefined()
+    expect(breaker.failed(failedWith(renamed))).toBeUndefined()
+    expect(breaker.failed(failedWith(renamed))).toContain("3 requests in a row failed")
   })
 
   it("the service's own answers (off their schema, an unparseable verdict) never count", () => {

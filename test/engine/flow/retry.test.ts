@@ -34,6 +34,14 @@ describe("classify", () => {
       expect(classify(e)._tag, e._tag).toBe("Permanent")
     }
   })
+
+  it("reads the error's fields, not its class name", () => {
+    const named = (fields: object) => ({ _tag: "SomeRenamedError", message: "x", ...fields })
+    expect(classify(named({ rateLimited: true, retryAfter: Option.some(Duration.seconds(3)) }))).toEqual({ _tag: "RateLimited", retryAfter: Duration.seconds(3) })
+    expect(classify(named({ abortsJob: true }))._tag).toBe("Abort")
+    expect(classify(named({ unavailable: true, retryAfter: Option.none() }))._tag).toBe("Unavailable")
+    expect(classify(named({ retryable: true }))._tag).toBe("Transient")
+  })
 })
 
 describe("withRetry", () => {

@@ -1,22 +1,25 @@
 /**
  * Job files: data (YAML or JSON) binding a pipeline — a named preset or a list of stages — to an
  * input, an output and limits, validated by a Schema whose errors name the file and the path of
- * the bad field. Defaults live in the Schema, once. `resolveJob` is the one place a job becomes
- * concrete settings (paths resolved against the job file's folder, command-line overrides
- * applied), so every command reads a job the same way.
+ * the bad field. Defaults live in the Schema, once; the command line's overrides decode through
+ * the same field Schemas (limits, retention), so a flag and a job file take the same bounds.
  */
-import { Data, Effect, Either, ParseResult, Schema } from "effect"
-import { existsSync, readFileSync } from "node:fs"
-import { basename, dirname, extname, join, resolve } from "node:path"
+import { Data, Either, ParseResult, Schema } from "effect"
+import { readFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
 // Bundled: @effect/cli bundles the same package for its config files, so this adds nothing to
 // start-up (loading it from node_modules at the first job file cost ~40 ms).
 import { parse as parseYaml } from "yaml"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
-import { type Format, formatOf } from "../io/source.ts"
-import { DefaultEncoding, Encoding } from "../io/encoding.ts"
+import { Encoding } from "../io/encoding.ts"
 import { StoreSettings } from "../store/vector-store.ts"
+import { ExitCode } from "../exit-code.ts"
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `${this.file}: ${this.detail}`
   }
@@ -27,6 +30,10 @@ export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly fi
  * field it overrides), or that does not fit the job (an rpm for a model no stage uses).
  */
 export class OptionError extends Data.TaggedError("OptionError")<{ readonly flag: string; readonly detail: string }> {
+  /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
+  get exitCode() {
+    return ExitCode.invalid
+  }
   override get message() {
     return `${this.flag}: ${this.detail}`
   }
@@ -112,14 +119,32 @@ export type ReportSettings = typeof ReportSettings.Type
 const defaultReport: ReportSettings = Schema.decodeUnknownSync(ReportSettings)({})
 
 /** How much of its history a job's ledger keeps (applied after every finished run, and by `gc`). */
-export const Retention = Schema.Struct({
+const retentionFields = {
   /** Runs whose per-record outcomes are kept (the newest; older runs keep only their statistics). */
-  runs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2, { message: () => "at least 2: the report compares a run with the previous one" })), { default: () => 2 }),
+  runs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(2, { message: () => "at least 2: the report compares a run with the previous one" })),
   /** Answers no kept record uses are deleted once older than this many days. */
-  answerDays: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 30 })
+  answerDays: Schema.NonNegativeInt
+}
+
+export const Retention = Schema.Struct({
+  runs: Schema.optionalWith(retentionFields.runs, { default: () => 2 }),
+  answerDays: Schema.optionalWith(retentionFields.answerDays, { default: () => 30 })
 })
 export type Retention = typeof Retention.Type
 const defaultRetention: Retention = Schema.decodeUnknownSync(Retention)({})
+
+/** `gc`'s flags for the job's retention: the job file's Schema, so both take the same bounds. */
+const RetentionOverrides = Schema.Struct({ runs: Schema.optional(retentionFields.runs), answerDays: Schema.optional(retentionFields.answerDays) })
+const retentionFlags = { runs: "--keep-runs", answerDays: "--answer-days" } as const
+
+/** Command-line retention through the job file's Schemas; a refused value names its flag. */
+export const decodeRetentionOverrides = (raw: { readonly runs?: number | undefined; readonly answerDays?: number | undefined }): Either.Either<typeof RetentionOverrides.Type, OptionError> =>
+  Either.mapLeft(Schema.decodeUnknownEither(RetentionOverrides)(defined(raw)), (error) => {
+    const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+    const key = first?.path[0]
+    const flag = typeof key === "string" && key in retentionFlags ? retentionFlags[key as keyof typeof retentionFlags] : "option"
+    return new OptionError({ flag, detail: first?.message ?? String(error) })
+  })
 
 /** One entry of `stages:`: `{ <stage type>: { options } }`, exactly one key. */
 const StageEntry = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
@@ -223,117 +248,7 @@ export const loadJobFile = (file: string): Either.Either<{ readonly job: JobFile
   })
 }
 
-/** What the command line may override in a job. */
-export interface JobOverrides {
-  readonly input?: string | undefined
-  readonly inputFormat?: Format | undefined
-  readonly inputEncoding?: Encoding | undefined
-  readonly output?: string | undefined
-  readonly outputFormat?: string | undefined
-  readonly rejects?: string | undefined
-  readonly state?: string | undefined
-  readonly rpm?: Readonly<Record<string, number>> | undefined
-  readonly concurrency?: number | undefined
-  readonly records?: number | undefined
-  readonly maxAttempts?: number | undefined
-  readonly graceMs?: number | undefined
-  readonly cache?: typeof CacheMode.Type | undefined
-}
-
-export interface ResolvedJob {
-  readonly file: string
-  readonly job: JobFile
-  readonly name: string
-  readonly input: {
-    readonly path: string
-    readonly format: Format
-    readonly encoding: Encoding
-    readonly id: string | undefined
-    readonly unclosedQuote: "reject" | "stop" | undefined
-  }
-  /** `format` names a sink. */
-  readonly output: { readonly path: string; readonly format: string }
-  readonly rejects: string
-  /** The vector store, its path absolute. */
-  readonly store: StoreSettings | undefined
-  readonly state: string
-  /** The ledger was found at its former default place (beside the output), not yet moved. */
-  readonly formerDefaultState?: { readonly path: string; readonly moveTo: string }
-  readonly limits: Limits
-  readonly cache: typeof CacheMode.Type
-}
-
-/**
- * Where a job's ledger lives unless `state:` / `--state` says otherwise: beside the job file, in
- * `.svc-batch/<name>.ledger.sqlite`. It depends on the job only, never on `--output`: a nightly
- * run pointed at a dated output folder reuses last night's answers.
- */
-export const defaultLedgerPath = (jobDir: string, name: string): string => join(jobDir, ".svc-batch", `${name}.ledger.sqlite`)
-
-function defined<T extends object>(o: T): Partial<T> {
+/** The fields given (a flag not given is undefined). */
+export function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
-}
-
-/**
- * A job file with the command line's overrides applied: paths absolute (a job's relative to its
- * folder, an override's to the working directory), formats decided, defaults filled in.
- */
-export const resolveJob = (
-  file: string,
-  overrides: JobOverrides = {},
-  /** A report can be rebuilt without the input; a run cannot. */
-  options: { readonly inputMustExist: boolean } = { inputMustExist: true }
-): Effect.Effect<ResolvedJob, JobFileError | OptionError> =>
-  Effect.gen(function* () {
-    const limits = yield* decodeLimitOverrides({ rpm: overrides.rpm, concurrency: overrides.concurrency, records: overrides.records, maxAttempts: overrides.maxAttempts, graceMs: overrides.graceMs })
-    const { job, dir } = yield* loadJobFile(file)
-    const fromJob = (path: string) => resolve(dir, path)
-    const fromCli = (path: string) => resolve(path)
-    const input = overrides.input !== undefined ? fromCli(overrides.input) : fromJob(job.input.path)
-    if (options.inputMustExist && !existsSync(input)) {
-      // Blamed on where the path came from: the flag, or the job file.
-      const detail = `input file not found: ${input}`
-      return yield* overrides.input !== undefined ? new OptionError({ flag: "--input", detail }) : new JobFileError({ file, detail })
-    }
-    const inputFormat = overrides.inputFormat ?? formatOf(input, job.input.format)
-    if (inputFormat === undefined) {
-      return yield* new JobFileError({ file, detail: `${input}: cannot tell the format from the extension; set input.format or --input-format` })
-    }
-    const output = overrides.output !== undefined ? fromCli(overrides.output) : fromJob(job.output.path)
-    const outputFormat = overrides.outputFormat ?? job.output.format ?? formatOf(output) ?? inputFormat
-    const stem = join(dirname(output), basename(output, extname(output)))
-    const rejects = overrides.rejects !== undefined ? fromCli(overrides.rejects) : job.output.rejects ? fromJob(job.output.rejects) : `${stem}.rejects.jsonl`
-    const defaulted = overrides.state === undefined && job.state === undefined
-    const fresh = defaultLedgerPath(dir, job.name)
-    // A ledger at the former default place (beside the output) is used until it is moved: an
-    // upgrade must not re-ask what it already holds.
-    const former = defaulted && !existsSync(fresh)
-      ? [dirname(output), dirname(fromJob(job.output.path))].map((d) => join(d, `${job.name}.ledger.sqlite`)).find((p) => existsSync(p))
-      : undefined
-    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : former ?? fresh
-    return {
-      file,
-      job,
-      name: job.name,
-      input: { path: input, format: inputFormat, encoding: overrides.inputEncoding ?? job.input.encoding ?? DefaultEncoding, id: job.input.id, unclosedQuote: job.input.unclosedQuote },
-      output: { path: output, format: outputFormat },
-      rejects,
-      store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },
-      state,
-      ...(former !== undefined ? { formerDefaultState: { path: former, moveTo: fresh } } : {}),
-      limits: { ...job.limits, ...limits },
-      cache: overrides.cache ?? job.cache
-    } satisfies ResolvedJob
-  })
-
-/**
- * An rpm for a model that no stage of the pipeline sends to is a typo, never a wish: the problem
- * (naming the models that are used), or undefined. `*` (every other model) always fits. Unknown
- * when a stage does not declare its models (then nothing is checked).
- */
-export const unusedRpmModels = (rpm: Readonly<Record<string, number>>, used: ReadonlyArray<string> | undefined): string | undefined => {
-  if (used === undefined) return undefined
-  const unused = Object.keys(rpm).filter((model) => model !== "*" && !used.includes(model))
-  if (unused.length === 0) return undefined
-  return `${unused.map((m) => JSON.stringify(m)).join(", ")}: no stage of this job uses ${unused.length === 1 ? "this model" : "these models"} (used: ${used.join(", ")}; "*" for every other)`
 }

@@ -1,0 +1,46 @@
+/** The end of `run`/`retry` in words: the headline, the files written or how to resume; and its outcome. */
+import { Console, Effect } from "effect"
+import { summaryLine } from "../../engine/progress.ts"
+import { discoveredRateLines, type RunStats } from "../../engine/run-stats.ts"
+import type { RunSummary } from "../../engine/runner.ts"
+import type { ResolvedJob } from "../../job/resolve-job.ts"
+import { Outcome } from "../outcome.ts"
+
+export const presentRunEnd = (summary: RunSummary, stats: RunStats, job: ResolvedJob, maxRequests: number | undefined) =>
+  Effect.gen(function* () {
+    const notProcessed = summary.notProcessed ?? 0
+    const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable${notProcessed > 0 ? `, ${notProcessed} not processed` : ""}`
+    yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
+    for (const line of discoveredRateLines(stats.snapshot().rates)) yield* Console.log(`  ${line}`)
+    switch (summary.status) {
+      case "finished": {
+        yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${job.state}`)
+        if (summary.store !== undefined && job.store !== undefined) {
+          const s = summary.store
+          yield* Console.log(`  store   ${job.store.path} (table ${job.store.table}: ${s.written} records written, ${s.unchanged} unchanged, ${s.deleted} deleted)`)
+        }
+        if (summary.keptPrevious !== undefined) {
+          yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept with its rejects ${job.rejects}; this run's are ${summary.outputPath} and ${summary.rejectsPath}`)
+        }
+        const dup = summary.duplicates
+        if (dup !== undefined && dup.records > 0) {
+          yield* Console.log(
+            `  ids     ${dup.records} record(s) repeat the id of an earlier record (${dup.ids} id(s), e.g. ${dup.examples.map((e) => JSON.stringify(e)).join(", ")})${dup.rejected > 0 ? `; ${dup.rejected} rejected: the store keeps the first record with an id` : ""}`
+          )
+        }
+        // 0 only when every row of the input is in the output: a row in the rejects file, failed or unreadable, is 1.
+        return Outcome.Finished({ rejects: summary.failed + summary.readRejects + notProcessed + (dup?.rejected ?? 0) > 0 })
+      }
+      case "interrupted":
+        if (summary.budgetSpent) {
+          yield* Console.log(`  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${job.state})`)
+          return Outcome.BudgetSpent()
+        }
+        yield* Console.log(`  interrupted: run the same command again to resume (ledger ${job.state})`)
+        return Outcome.Interrupted()
+      case "aborted":
+        yield* Console.error(`svc-batch: aborted: ${summary.abortReason}`)
+        yield* Console.log(`  fix the cause and run the same command again to resume (ledger ${job.state})`)
+        return Outcome.Aborted()
+    }
+  })

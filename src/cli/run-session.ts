@@ -1,0 +1,105 @@
+/**
+ * The run of a locked job: the reading phase (fingerprint, row estimate) and the run against the
+ * service, under the progress display — which lives from the first read of the input to the end
+ * of the run, so it is gone before the summary. Needs the job's ledger.
+ */
+import { Console, Duration, Effect, Option } from "effect"
+import { reportProgress, statusLine } from "../engine/progress.ts"
+import { defaultRetryPolicy } from "../engine/flow/retry.ts"
+import { isResumable } from "../engine/run-lifecycle.ts"
+import type { RunStats } from "../engine/run-stats.ts"
+import { runPipeline } from "../engine/runner.ts"
+import type { RowTallies } from "../engine/row-tally.ts"
+import type { Pipeline } from "../pipeline/stage.ts"
+import { checkReadable, fingerprintInput } from "../io/input-access.ts"
+import { openSource } from "../io/open-source.ts"
+import { type Format, SourceError } from "../io/source.ts"
+import type { ResolvedJob } from "../job/resolve-job.ts"
+import { Ledger } from "../ledger/ledger.ts"
+import { describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
+import { newRunCommand, type RunInput } from "./run-flags.ts"
+
+const rowEstimate = (path: string, format: Format, lines: number) =>
+  format === "parquet"
+    ? Effect.tryPromise({
+        try: async () => {
+          // hyparquet is loaded only for a Parquet input (start-up of every other job).
+          const { parquetMetadataAsync, asyncBufferFromFile } = await import("hyparquet")
+          return Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows)
+        },
+        catch: (e) => new SourceError({ path, detail: `cannot read Parquet: ${(e as Error).message}` })
+      })
+    : Effect.succeed(Math.max(0, format === "csv" ? lines - 1 : lines))
+
+/** What a run takes beyond its job: the flags that shape it, the stop signal, the moderation count. */
+export interface SessionSettings {
+  readonly flags: Pick<RunInput, "newRun" | "reopen" | "retryFailed">
+  readonly maxRequests: number | undefined
+  readonly stop: Effect.Effect<void>
+  readonly verdictColumn: string | undefined
+  /** Row consumers fed as the output is written (the report's tally). */
+  readonly tallies: RowTallies
+}
+
+export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: SessionSettings, stats: RunStats) => {
+  const input = job.input.path
+  const inputFormat = job.input.format
+  // A line on stdout while the progress line may be drawn on the same terminal: cleared first.
+  const say = (text: string) => Effect.zipRight(Effect.sync(() => statusLine.clear()), Console.log(text))
+  const work = (fingerprint: string) =>
+    Effect.gen(function* () {
+      const endpoint = yield* ServiceEndpoint
+      const ledger = yield* Ledger
+      const estimate = stats.snapshot()
+      yield* say(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
+      yield* say(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
+      if (job.formerDefaultState !== undefined) {
+        const { path, moveTo } = job.formerDefaultState
+        yield* say(`  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`)
+      }
+      const last = yield* ledger.lastRun(job.name)
+      if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
+        yield* say(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
+      }
+      const o = settings.flags
+      return yield* runPipeline(
+        {
+          job: job.name,
+          service: originOf(endpoint),
+          baseUrl: endpoint.emulated ? undefined : endpoint.baseUrl,
+          newRun: o.newRun,
+          reopen: o.reopen,
+          // `retry` reopens a given run: no --new-run there.
+          newRunCommand: o.reopen === undefined ? newRunCommand(process.argv) : undefined,
+          pipeline,
+          source: openSource(input, inputFormat, job.input.encoding, job.input),
+          fingerprint,
+          output: job.output,
+          rejectsPath: job.rejects,
+          store: job.store,
+          idField: job.input.id,
+          countColumn: settings.verdictColumn,
+          tallies: settings.tallies,
+          cache: job.cache,
+          retryFailed: o.retryFailed,
+          recordConcurrency: job.limits.records,
+          rpm: job.limits.rpm,
+          maxConcurrency: job.limits.concurrency,
+          retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
+          stop: settings.stop,
+          maxRequests: settings.maxRequests,
+          grace: Duration.millis(job.limits.graceMs)
+        },
+        stats
+      ).pipe(Effect.scoped)
+    })
+  return Effect.scoped(
+    Effect.gen(function* () {
+      yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
+      yield* checkReadable(input)
+      const { fingerprint, lines } = yield* fingerprintInput(input, { quoted: inputFormat === "csv", skipBlank: inputFormat === "jsonl" })
+      stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
+      return yield* work(fingerprint).pipe(Effect.provide(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" })))
+    })
+  ).pipe(Effect.annotateLogs({ job: job.name }))
+}
