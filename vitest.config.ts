@@ -18,7 +18,10 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     // `npm test` (and .ci/run) run both; `npx vitest run --project unit` leaves the slow ones out.
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, slow] } },
+      {
+        extends: true,
+        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, slow] }
+      },
       // A loaded machine may take minutes over a run the unit timeout gives 30 s.
       { extends: true, test: { name: "slow", include: [slow], testTimeout: 180_000 } }
     ]

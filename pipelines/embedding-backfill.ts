@@ -13,7 +13,8 @@ const passed = Either.getOrThrow(parseCondition("moderation_verdict == 'safe'"))
 
 export default definePreset({
   name: "embedding-backfill",
-  description: "Moderate a text column with svc3-guard, then embed what passed (svc3-embedding, RETRIEVAL_DOCUMENT); adds the moderation columns and embedding (vector(1536))",
+  description:
+    "Moderate a text column with svc3-guard, then embed what passed (svc3-embedding, RETRIEVAL_DOCUMENT); adds the moderation columns and embedding (vector(1536))",
   inputs: { text: "the one column to moderate and embed" },
   build: (fields) => [moderate({ fields: fields.text! }), embed({ field: fields.text![0]!, when: passed })]
 })

@@ -10,7 +10,20 @@ import { Effect } from "effect"
 import { definePreset } from "../src/pipeline/preset.ts"
 import { generate, type GenerateTool } from "../src/stages/generate.ts"
 
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december"
+]
 const pad = (n: number) => String(n).padStart(2, "0")
 
 /** An ISO date (YYYY-MM-DD) from common Japanese and English spellings; null when none is found. */
@@ -18,9 +31,13 @@ export const normaliseDate = (text: string): string | null => {
   const t = text.normalize("NFKC").toLowerCase()
   let m = /(\d{4})\s*[年/.-]\s*(\d{1,2})\s*[月/.-]\s*(\d{1,2})/.exec(t)
   if (m) return `${m[1]}-${pad(Number(m[2]))}-${pad(Number(m[3]))}`
-  m = new RegExp(`(${MONTHS.join("|")}|${MONTHS.map((x) => x.slice(0, 3)).join("|")})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`).exec(t)
+  m = new RegExp(
+    `(${MONTHS.join("|")}|${MONTHS.map((x) => x.slice(0, 3)).join("|")})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`
+  ).exec(t)
   if (m) return `${m[3]}-${pad(MONTHS.findIndex((x) => x.startsWith(m![1]!.slice(0, 3))) + 1)}-${pad(Number(m[2]))}`
-  m = new RegExp(`(\\d{1,2})\\s+(${MONTHS.join("|")}|${MONTHS.map((x) => x.slice(0, 3)).join("|")})\\.?\\s+(\\d{4})`).exec(t)
+  m = new RegExp(
+    `(\\d{1,2})\\s+(${MONTHS.join("|")}|${MONTHS.map((x) => x.slice(0, 3)).join("|")})\\.?\\s+(\\d{4})`
+  ).exec(t)
   if (m) return `${m[3]}-${pad(MONTHS.findIndex((x) => x.startsWith(m![2]!.slice(0, 3))) + 1)}-${pad(Number(m[1]))}`
   return null
 }
@@ -45,7 +62,8 @@ export const normaliseAmount = (text: string): { readonly amount: number; readon
 
 export const normaliseTool: GenerateTool = {
   name: "normalise_date_amount",
-  description: "Normalise a date and an amount of money as written in the text into an ISO date and a number with its currency",
+  description:
+    "Normalise a date and an amount of money as written in the text into an ISO date and a number with its currency",
   parameters: {
     type: "object",
     properties: { date_text: { type: "string" }, amount_text: { type: "string" } },
@@ -53,9 +71,16 @@ export const normaliseTool: GenerateTool = {
   },
   handler: (args) =>
     Effect.sync(() => {
-      const a = (typeof args === "object" && args !== null ? args : {}) as { date_text?: unknown; amount_text?: unknown }
+      const a = (typeof args === "object" && args !== null ? args : {}) as {
+        date_text?: unknown
+        amount_text?: unknown
+      }
       const amount = normaliseAmount(String(a.amount_text ?? ""))
-      return JSON.stringify({ date: normaliseDate(String(a.date_text ?? "")), amount: amount?.amount ?? null, currency: amount?.currency ?? null })
+      return JSON.stringify({
+        date: normaliseDate(String(a.date_text ?? "")),
+        amount: amount?.amount ?? null,
+        currency: amount?.currency ?? null
+      })
     })
 }
 
@@ -73,12 +98,14 @@ export const extractionSchema = {
 
 export default definePreset({
   name: "extract",
-  description: "Extract the date and amount of a free-text record as schema-validated JSON (svc3-mini, with a normalising tool); adds extract_json, extract_date, extract_amount, extract_currency",
+  description:
+    "Extract the date and amount of a free-text record as schema-validated JSON (svc3-mini, with a normalising tool); adds extract_json, extract_date, extract_amount, extract_currency",
   inputs: { text: "the column holding the free text" },
   build: (fields) => {
     const stage = generate({
       prefix: "extract_",
-      system: "You extract structured data. Call normalise_date_amount with the date and the amount exactly as written, then answer with its result.",
+      system:
+        "You extract structured data. Call normalise_date_amount with the date and the amount exactly as written, then answer with its result.",
       prompt: `Find the date and the amount of money in this text:\n\n{{${fields.text![0]!}}}`,
       response_format: { type: "json_schema", name: "date_amount", schema: extractionSchema, strict: true },
       tools: [normaliseTool],

@@ -17,14 +17,21 @@ import rerank from "./rerank.ts"
 import translation from "./translation.ts"
 
 /** `{ translate: { fields: [body], to: en, when: "…" } }` at `stages.<index>` → a stage. */
-export const stageFromEntry = <O>(type: StageType<O>, raw: unknown, file: string, index: number): Either.Either<Stage, JobFileError> => {
+export const stageFromEntry = <O>(
+  type: StageType<O>,
+  raw: unknown,
+  file: string,
+  index: number
+): Either.Either<Stage, JobFileError> => {
   const at = ["stages", index, type.name]
   const fail = (detail: string) => Either.left(new JobFileError({ file, detail }))
-  if (raw !== null && raw !== undefined && (typeof raw !== "object" || Array.isArray(raw))) return fail(`${at.join(".")}: expected the stage's options as a mapping`)
+  if (raw !== null && raw !== undefined && (typeof raw !== "object" || Array.isArray(raw)))
+    return fail(`${at.join(".")}: expected the stage's options as a mapping`)
   const { when, ...rest } = (raw ?? {}) as Record<string, unknown>
   let condition: Condition | undefined
   if (when !== undefined) {
-    if (typeof when !== "string") return fail(`${at.join(".")}.when: expected an expression in a string, e.g. "moderation_verdict == 'safe'"`)
+    if (typeof when !== "string")
+      return fail(`${at.join(".")}.when: expected an expression in a string, e.g. "moderation_verdict == 'safe'"`)
     const parsed = parseCondition(when)
     if (Either.isLeft(parsed)) return fail(`${at.join(".")}.when: ${parsed.left.message}`)
     condition = parsed.right
@@ -35,15 +42,29 @@ export const stageFromEntry = <O>(type: StageType<O>, raw: unknown, file: string
   return typeof stage === "string" ? fail(`${at.join(".")}.${stage}`) : Either.right(stage)
 }
 
-export const presets: Readonly<Record<string, Preset>> = { moderation, translation, "embedding-backfill": embeddingBackfill, rerank, extract }
+export const presets: Readonly<Record<string, Preset>> = {
+  moderation,
+  translation,
+  "embedding-backfill": embeddingBackfill,
+  rerank,
+  extract
+}
 
-const listedStages = (file: string, entries: ReadonlyArray<Readonly<Record<string, unknown>>>): Either.Either<ReadonlyArray<Stage>, JobFileError> =>
+const listedStages = (
+  file: string,
+  entries: ReadonlyArray<Readonly<Record<string, unknown>>>
+): Either.Either<ReadonlyArray<Stage>, JobFileError> =>
   Either.all(
     entries.map((entry, index) => {
       const [name, options] = Object.entries(entry)[0]!
       const type = stageTypes[name]
       if (type === undefined) {
-        return Either.left(new JobFileError({ file, detail: `stages.${index}: unknown stage ${JSON.stringify(name)} (known: ${Object.keys(stageTypes).join(", ")})` }))
+        return Either.left(
+          new JobFileError({
+            file,
+            detail: `stages.${index}: unknown stage ${JSON.stringify(name)} (known: ${Object.keys(stageTypes).join(", ")})`
+          })
+        )
       }
       return stageFromEntry(type, options, file, index)
     })
@@ -62,7 +83,10 @@ export const pipelineForJob = (file: string, job: JobFile): Effect.Effect<Pipeli
     } else {
       const preset = presets[job.pipeline!]
       if (preset === undefined) {
-        return yield* new JobFileError({ file, detail: `pipeline: unknown pipeline ${JSON.stringify(job.pipeline)} (known: ${Object.keys(presets).join(", ")})` })
+        return yield* new JobFileError({
+          file,
+          detail: `pipeline: unknown pipeline ${JSON.stringify(job.pipeline)} (known: ${Object.keys(presets).join(", ")})`
+        })
       }
       const built = presetStages(preset, job.fields ?? {})
       if (typeof built === "string") return yield* new JobFileError({ file, detail: built })
@@ -70,5 +94,7 @@ export const pipelineForJob = (file: string, job: JobFile): Effect.Effect<Pipeli
       description = preset.description
       stages = built
     }
-    return yield* makePipeline(name, description, stages).pipe(Effect.mapError((e) => new JobFileError({ file, detail: e.message })))
+    return yield* makePipeline(name, description, stages).pipe(
+      Effect.mapError((e) => new JobFileError({ file, detail: e.message }))
+    )
   })

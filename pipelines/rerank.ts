@@ -9,7 +9,8 @@ import { rerank } from "../src/stages/rerank.ts"
 
 export default definePreset({
   name: "rerank",
-  description: "Order each record's candidates by relevance to its query (svc3-rerank); adds rerank_ranked (json, best 10), rerank_top, rerank_warnings",
+  description:
+    "Order each record's candidates by relevance to its query (svc3-rerank); adds rerank_ranked (json, best 10), rerank_top, rerank_warnings",
   inputs: { query: "the column holding the query", candidates: "the column holding the candidates (a JSON array)" },
   build: (fields) => [rerank({ query: fields.query![0]!, candidates: fields.candidates![0]!, top_n: 10 })]
 })

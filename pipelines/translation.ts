@@ -13,7 +13,8 @@ const passed = Either.getOrThrow(parseCondition("moderation_verdict == 'safe'"))
 
 export default definePreset({
   name: "translation",
-  description: "Moderate text columns with svc3-guard, then translate what passed into English; adds the moderation columns, <field>_en per field and translate_warnings",
+  description:
+    "Moderate text columns with svc3-guard, then translate what passed into English; adds the moderation columns, <field>_en per field and translate_warnings",
   inputs: { text: "the column(s) to moderate and translate" },
   build: (fields) => [moderate({ fields: fields.text! }), translate({ fields: fields.text!, to: "en", when: passed })]
 })

@@ -18,7 +18,8 @@ const walk = (dir) => {
 }
 walk(root)
 const known = new Set(files)
-const importRe = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^"';]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g
+const importRe =
+  /(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^"';]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g
 const graph = new Map()
 for (const file of files) {
   const deps = []

@@ -7,7 +7,14 @@ export { Paths, TextService, type ChatInput, type Moderation } from "./service/c
 export { envProvider, layerFromEnv, ServiceConfig, type ServiceSettings } from "./service/config.ts"
 export * from "./service/errors.ts"
 export { httpClientLayer } from "./service/http.ts"
-export { Categories, CategoryCodes, parseVerdict, type Category, type CategoryCode, type Verdict } from "./service/moderation.ts"
+export {
+  Categories,
+  CategoryCodes,
+  parseVerdict,
+  type Category,
+  type CategoryCode,
+  type Verdict
+} from "./service/moderation.ts"
 export { codePointLength, Limits, Models, utf8Bytes } from "./service/limits.ts"
 export { countTokens, withinTokens } from "./service/tokens.ts"
 export * from "./service/schemas/chat.ts"
@@ -19,7 +26,16 @@ export type { EmulatorOptions, RequestLogEntry } from "./emulator/options.ts"
 export { startEmulator, type RunningEmulator } from "./emulator/server.ts"
 
 // The engine and the stages.
-export { makePipeline, makeRequest, prepared, type Pipeline, type Stage, type StageRequest, type Fields, type Row } from "./pipeline/stage.ts"
+export {
+  makePipeline,
+  makeRequest,
+  prepared,
+  type Pipeline,
+  type Stage,
+  type StageRequest,
+  type Fields,
+  type Row
+} from "./pipeline/stage.ts"
 export { parseCondition, type Condition } from "./pipeline/condition.ts"
 export { processRecords, type ProcessedRecord, type ProcessOptions } from "./engine/records/in-memory-run.ts"
 export { runPipeline, type RunSettings, type RunSummary } from "./engine/runner.ts"

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 export default function setup(): () => void {
-  if (process.env.SVC_BATCH_TEST_ROOT !== undefined && process.env.TMPDIR === process.env.SVC_BATCH_TEST_ROOT) return () => {}
+  if (process.env.SVC_BATCH_TEST_ROOT !== undefined && process.env.TMPDIR === process.env.SVC_BATCH_TEST_ROOT)
+    return () => {}
   const root = mkdtempSync(join(tmpdir(), "svc-batch-tests-"))
   process.env.TMPDIR = root
   process.env.SVC_BATCH_TEST_ROOT = root

@@ -25,7 +25,12 @@ const ownScript = () => {
     return false
   }
 }
-if (process.env.npm_lifecycle_event === "svc-batch" && process.env.INIT_CWD && process.env.npm_package_json && ownScript()) {
+if (
+  process.env.npm_lifecycle_event === "svc-batch" &&
+  process.env.INIT_CWD &&
+  process.env.npm_package_json &&
+  ownScript()
+) {
   try {
     process.chdir(process.env.INIT_CWD)
   } catch {

@@ -42,9 +42,15 @@ export const allProbes: ReadonlyArray<Probe> = [
 export const outcomeOf = (e: ServiceError): { readonly outcome: string; readonly detail: string } => {
   switch (e._tag) {
     case "UnauthorizedError":
-      return { outcome: "401 key refused", detail: "the service refused SVC_API_KEY: check the key (it is not shown here)" }
+      return {
+        outcome: "401 key refused",
+        detail: "the service refused SVC_API_KEY: check the key (it is not shown here)"
+      }
     case "NotFoundError":
-      return { outcome: "404 wrong URL", detail: "the endpoint does not exist at SVC_BASE_URL: give the base URL without /v1 (e.g. https://host)" }
+      return {
+        outcome: "404 wrong URL",
+        detail: "the endpoint does not exist at SVC_BASE_URL: give the base URL without /v1 (e.g. https://host)"
+      }
     case "RateLimitedError":
       return { outcome: "429 rate limited", detail: "the key works but is over its rate limit right now" }
     case "ServerError":
@@ -78,10 +84,14 @@ export const runProbe = (svc: TextService, probe: Probe): Effect.Effect<ProbeRes
     const t0 = performance.now()
     const result = yield* Effect.either(ask(svc, probe))
     const ms = Math.round(performance.now() - t0)
-    return result._tag === "Right" ? { ...probe, ok: true, outcome: "ok", ms } : { ...probe, ok: false, ...outcomeOf(result.left), ms }
+    return result._tag === "Right"
+      ? { ...probe, ok: true, outcome: "ok", ms }
+      : { ...probe, ok: false, ...outcomeOf(result.left), ms }
   })
 
-const unique = (probes: ReadonlyArray<Probe>) => [...new Map(probes.map((p) => [`${p.endpoint} ${p.model}`, p])).values()]
+const unique = (probes: ReadonlyArray<Probe>) => [
+  ...new Map(probes.map((p) => [`${p.endpoint} ${p.model}`, p])).values()
+]
 
 export const checkCommand = Command.make(
   "check",
@@ -91,7 +101,9 @@ export const checkCommand = Command.make(
   },
   ending((o) =>
     Effect.gen(function* () {
-      const context = Option.isSome(o.job) ? yield* JobContext.pipe(Effect.provide(jobContext(o.job.value, {}, { inputMustExist: false }))) : undefined
+      const context = Option.isSome(o.job)
+        ? yield* JobContext.pipe(Effect.provide(jobContext(o.job.value, {}, { inputMustExist: false })))
+        : undefined
       const job = context?.job
       const pipeline = context?.pipeline
       // A job that `run` would refuse before any request is refused here too, before probing.
@@ -106,10 +118,14 @@ export const checkCommand = Command.make(
       }).pipe(Effect.provide(layer))
       for (const r of results) {
         if (o.json) yield* Console.log(JSON.stringify(r))
-        else yield* Console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.endpoint.padEnd(10)} ${r.model.padEnd(15)} ${String(r.ms).padStart(5)} ms  ${r.ok ? "" : `${r.outcome}: ${r.detail}`}`.trimEnd())
+        else
+          yield* Console.log(
+            `  ${r.ok ? "ok  " : "FAIL"}  ${r.endpoint.padEnd(10)} ${r.model.padEnd(15)} ${String(r.ms).padStart(5)} ms  ${r.ok ? "" : `${r.outcome}: ${r.detail}`}`.trimEnd()
+          )
       }
       const failed = results.filter((r) => !r.ok).length
-      if (!o.json) yield* Console.log(failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`)
+      if (!o.json)
+        yield* Console.log(failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`)
       return failed > 0 ? Outcome.CheckFailed() : done
     })
   )

@@ -14,7 +14,9 @@ const knobOption = (k: Knob<unknown>): Options.Options<unknown> => {
   return k.default !== undefined ? described.pipe(Options.withDefault(k.default)) : described.pipe(Options.optional)
 }
 
-const knobOptions = Object.fromEntries(Object.entries(knobs).map(([name, k]) => [name, knobOption(k as Knob<unknown>)])) as Record<KnobName, Options.Options<unknown>>
+const knobOptions = Object.fromEntries(
+  Object.entries(knobs).map(([name, k]) => [name, knobOption(k as Knob<unknown>)])
+) as Record<KnobName, Options.Options<unknown>>
 
 /** A TCP port; 0 asks the system for a free one. */
 const Port = Schema.Int.pipe(Schema.between(0, 65535, { message: () => "a port from 0 to 65535 (0 picks a free one)" }))
@@ -44,7 +46,10 @@ export const toEmulatorOptions = (o: Parsed): EmulatorOptions => {
   const decoded = decodeKnobs(raw, (name) => `--${knobs[name].flag}`)
   if (decoded._tag === "Left") throw new Error(decoded.left)
   const port = Schema.decodeUnknownEither(Port)(o.port)
-  if (Either.isLeft(port)) throw new Error(`--port: ${ParseResult.ArrayFormatter.formatErrorSync(port.left)[0]?.message ?? "invalid"}, got ${o.port}`)
+  if (Either.isLeft(port))
+    throw new Error(
+      `--port: ${ParseResult.ArrayFormatter.formatErrorSync(port.left)[0]?.message ?? "invalid"}, got ${o.port}`
+    )
   return {
     port: o.port,
     host: o.host,
@@ -56,14 +61,23 @@ export const toEmulatorOptions = (o: Parsed): EmulatorOptions => {
 export const emulatorCommand = Command.make("emulator", emulatorOptions, (o) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const options = yield* Effect.try({ try: () => toEmulatorOptions(o), catch: (e) => new ConfigError({ detail: (e as Error).message }) })
+      const options = yield* Effect.try({
+        try: () => toEmulatorOptions(o),
+        catch: (e) => new ConfigError({ detail: (e as Error).message })
+      })
       // The emulator's models (ajv, stopword, randexp: a fifth of the bundle) load only for this command.
       const { Emulator } = yield* Effect.promise(() => import("../emulator/emulator.ts"))
       // It says it is the emulator, with the knobs that change answers: clients key them so, not by port.
       const emu = yield* Emulator.make({ ...options, identify: true })
       yield* Console.log(`listening on ${emu.url}`)
-      yield* Console.error("svc-batch emulator: deterministic stand-in of the text service (not the real service). Ctrl-C stops it.")
+      yield* Console.error(
+        "svc-batch emulator: deterministic stand-in of the text service (not the real service). Ctrl-C stops it."
+      )
       return yield* Effect.never
     })
   )
-).pipe(Command.withDescription("Run the emulator of the text service as a standalone HTTP server. Example: svc-batch emulator --port 8787 --rpm 3000 --error-503-rate 0.02"))
+).pipe(
+  Command.withDescription(
+    "Run the emulator of the text service as a standalone HTTP server. Example: svc-batch emulator --port 8787 --rpm 3000 --error-503-rate 0.02"
+  )
+)

@@ -13,7 +13,11 @@ const ProbeTimeout = Duration.seconds(5)
 export const probeEmulator = (baseUrl: string, timeout: Duration.Duration): Effect.Effect<string | undefined> =>
   Effect.tryPromise(async () => {
     const ms = Duration.toMillis(Duration.min(timeout, ProbeTimeout))
-    const response = await fetch(`${baseUrl}/v1/chat/completions`, { method: "GET", redirect: "manual", signal: AbortSignal.timeout(ms) })
+    const response = await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: "GET",
+      redirect: "manual",
+      signal: AbortSignal.timeout(ms)
+    })
     await response.body?.cancel()
     return fingerprintOf(response.headers.get(EmulatorHeader))
   }).pipe(Effect.orElseSucceed(() => undefined))

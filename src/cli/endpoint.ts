@@ -39,10 +39,15 @@ export interface EndpointPolicy {
 }
 
 /** Why the environment cannot be used as it is, or undefined. */
-const misconfiguration = (baseUrl: Option.Option<string>, hasKey: boolean, policy: EndpointPolicy): string | undefined => {
+const misconfiguration = (
+  baseUrl: Option.Option<string>,
+  hasKey: boolean,
+  policy: EndpointPolicy
+): string | undefined => {
   if (Option.isSome(baseUrl)) {
     const url = baseUrl.value
-    if (url === "") return "SVC_BASE_URL is set but empty: set it to the service's URL, or unset it to use the embedded emulator"
+    if (url === "")
+      return "SVC_BASE_URL is set but empty: set it to the service's URL, or unset it to use the embedded emulator"
     let parsed: URL | undefined
     try {
       parsed = new URL(url)
@@ -57,8 +62,10 @@ const misconfiguration = (baseUrl: Option.Option<string>, hasKey: boolean, polic
   }
   // A key without a URL is a lost variable, not a wish for the emulator: stand-in answers must
   // never reach a production output unnoticed.
-  if (hasKey) return "SVC_API_KEY is set but SVC_BASE_URL is not: set SVC_BASE_URL to the service's URL (or unset SVC_API_KEY to use the embedded emulator)"
-  if (policy.serviceRequired) return "this job requires the real service (service: required) but SVC_BASE_URL is not set"
+  if (hasKey)
+    return "SVC_API_KEY is set but SVC_BASE_URL is not: set SVC_BASE_URL to the service's URL (or unset SVC_API_KEY to use the embedded emulator)"
+  if (policy.serviceRequired)
+    return "this job requires the real service (service: required) but SVC_BASE_URL is not set"
   return undefined
 }
 
@@ -73,7 +80,12 @@ const configLayer = (emulatorOptions: EmulatorOptions, policy: EndpointPolicy) =
       const problem = misconfiguration(env.baseUrl, Option.isSome(env.apiKey), policy)
       if (problem !== undefined) return yield* new ConfigError({ detail: problem })
       if (Option.isSome(env.baseUrl) && Option.isSome(env.apiKey)) {
-        const settings = ServiceConfig.make({ baseUrl: env.baseUrl.value, apiKey: env.apiKey.value, timeout: env.timeout, streamIdleTimeout: env.streamIdleTimeout })
+        const settings = ServiceConfig.make({
+          baseUrl: env.baseUrl.value,
+          apiKey: env.apiKey.value,
+          timeout: env.timeout,
+          streamIdleTimeout: env.streamIdleTimeout
+        })
         // A standalone emulator at that URL says so: its answers are then keyed as the emulator's.
         const emulator = yield* probeEmulator(settings.baseUrl, settings.timeout)
         return Layer.merge(
@@ -86,8 +98,20 @@ const configLayer = (emulatorOptions: EmulatorOptions, policy: EndpointPolicy) =
       const { Emulator } = yield* Effect.promise(() => import("../emulator/emulator.ts"))
       const emu = yield* Emulator.make({ ...emulatorOptions, apiKey: Redacted.value(apiKey) })
       return Layer.merge(
-        Layer.succeed(ServiceConfig, ServiceConfig.make({ baseUrl: emu.url, apiKey, timeout: env.timeout, streamIdleTimeout: env.streamIdleTimeout })),
-        Layer.succeed(ServiceEndpoint, { baseUrl: emu.url, emulated: true, emulator: answerFingerprint(emulatorOptions) })
+        Layer.succeed(
+          ServiceConfig,
+          ServiceConfig.make({
+            baseUrl: emu.url,
+            apiKey,
+            timeout: env.timeout,
+            streamIdleTimeout: env.streamIdleTimeout
+          })
+        ),
+        Layer.succeed(ServiceEndpoint, {
+          baseUrl: emu.url,
+          emulated: true,
+          emulator: answerFingerprint(emulatorOptions)
+        })
       )
     })
   )

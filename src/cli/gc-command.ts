@@ -24,15 +24,26 @@ export const gcCommand = Command.make(
   {
     job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
-    keepRuns: Options.integer("keep-runs").pipe(Options.withDescription("runs whose records are kept (default: the job's retention.runs)"), Options.optional),
-    answerDays: Options.integer("answer-days").pipe(Options.withDescription("delete unused answers older than this (default: the job's retention.answerDays)"), Options.optional),
+    keepRuns: Options.integer("keep-runs").pipe(
+      Options.withDescription("runs whose records are kept (default: the job's retention.runs)"),
+      Options.optional
+    ),
+    answerDays: Options.integer("answer-days").pipe(
+      Options.withDescription("delete unused answers older than this (default: the job's retention.answerDays)"),
+      Options.optional
+    ),
     json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON")),
-    wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it to end instead of exiting 7"))
+    wait: Options.boolean("wait").pipe(
+      Options.withDescription("when a run of this job is going on, wait for it to end instead of exiting 7")
+    )
   },
   ending((o) =>
     Effect.gen(function* () {
       // The job file's retention Schema: a flag takes the bounds `retention:` takes.
-      const flags = yield* decodeRetentionOverrides({ runs: Option.getOrUndefined(o.keepRuns), answerDays: Option.getOrUndefined(o.answerDays) })
+      const flags = yield* decodeRetentionOverrides({
+        runs: Option.getOrUndefined(o.keepRuns),
+        answerDays: Option.getOrUndefined(o.answerDays)
+      })
       const job = yield* jobWithLedger(o.job, o.state)
       const keep = flags.runs ?? job.job.retention.runs
       const days = flags.answerDays ?? job.job.retention.answerDays
@@ -40,18 +51,26 @@ export const gcCommand = Command.make(
         const ledger = yield* Ledger
         const last = yield* ledger.lastRun(job.name)
         if (Option.isSome(last) && viewOf(last.value).state === "running") {
-          return yield* new ConfigError({ detail: `run ${last.value.id} of ${job.name} is going on: run gc when it has ended` })
+          return yield* new ConfigError({
+            detail: `run ${last.value.id} of ${job.name} is going on: run gc when it has ended`
+          })
         }
         return yield* ledger.gc(job.name, keep, Date.now() - days * DAY)
       }).pipe(Effect.provide(jobLedger(job)))
       // Exit 7 (or wait) while another invocation of the job holds its lock: between taking the
       // lock and starting its run row, a run is not yet "going on" in the ledger. A signal while
       // waiting (--wait) ends the command with 130, nothing deleted.
-      const result = yield* Effect.scoped(Effect.zipRight(lockJob(job.name, job.state, { wait: o.wait }), collect)).pipe(
+      const result = yield* Effect.scoped(
+        Effect.zipRight(lockJob(job.name, job.state, { wait: o.wait }), collect)
+      ).pipe(
         Effect.onInterrupt(() => Effect.flatMap(CommandOutcome, (outcome) => Ref.set(outcome, Outcome.Interrupted())))
       )
       yield* Console.log(o.json ? JSON.stringify(result) : `svc-batch gc ${job.name}: ${describeGc(result)}`)
       return done
     })
   )
-).pipe(Command.withDescription("Apply retention to a job's ledger: drop older runs' records and unused old answers, compact. Example: svc-batch gc jobs/nightly.yaml --keep-runs 3"))
+).pipe(
+  Command.withDescription(
+    "Apply retention to a job's ledger: drop older runs' records and unused old answers, compact. Example: svc-batch gc jobs/nightly.yaml --keep-runs 3"
+  )
+)

@@ -12,7 +12,10 @@ import { ConfigError } from "./endpoint.ts"
 export const jobWithLedger = (file: string, state: Option.Option<string>) =>
   Effect.gen(function* () {
     const job = yield* resolveJob(file, { state: Option.getOrUndefined(state) }, { inputMustExist: false })
-    if (!existsSync(job.state)) return yield* new ConfigError({ detail: `${file}: no ledger at ${job.state}: the job has not run yet (svc-batch run ${file})` })
+    if (!existsSync(job.state))
+      return yield* new ConfigError({
+        detail: `${file}: no ledger at ${job.state}: the job has not run yet (svc-batch run ${file})`
+      })
     return job
   })
 
@@ -20,7 +23,10 @@ export const jobWithLedger = (file: string, state: Option.Option<string>) =>
 export const chosenRun = (file: string, job: ResolvedJob, id: Option.Option<number>) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const run: Option.Option<Run> = yield* Option.match(id, { onNone: () => ledger.lastRun(job.name), onSome: (n) => ledger.run(n) })
+    const run: Option.Option<Run> = yield* Option.match(id, {
+      onNone: () => ledger.lastRun(job.name),
+      onSome: (n) => ledger.run(n)
+    })
     if (Option.isNone(run) || run.value.job !== job.name) {
       const which = Option.match(id, { onNone: () => "no run", onSome: (n) => `no run ${n}` })
       return yield* new ConfigError({ detail: `${file}: ${which} of job ${job.name} in ${job.state}` })

@@ -11,7 +11,11 @@ import { keepLockAlive, readLock, takeLock } from "../io/lock-file.ts"
 import { processAlive } from "../io/process-alive.ts"
 import { ExitCode } from "../exit-code.ts"
 
-export class JobBusy extends Data.TaggedError("JobBusy")<{ readonly job: string; readonly owner: string; readonly lock: string }> {
+export class JobBusy extends Data.TaggedError("JobBusy")<{
+  readonly job: string
+  readonly owner: string
+  readonly lock: string
+}> {
   /** Exit 7 when it ends a command: another invocation holds it; nothing was done. */
   get exitCode() {
     return ExitCode.busy

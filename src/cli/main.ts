@@ -22,8 +22,22 @@ import { installSignalHandlers } from "./shutdown.ts"
 import { exitWhenFlushed, exitWhenReaderGone } from "./flush-exit.ts"
 
 const root = Command.make("svc-batch").pipe(
-  Command.withDescription("Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"),
-  Command.withSubcommands([runCommand, planCommand, statusCommand, runsCommand, retryCommand, reportCommand, searchCommand, checkCommand, gcCommand, emulatorCommand, demoCommand])
+  Command.withDescription(
+    "Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"
+  ),
+  Command.withSubcommands([
+    runCommand,
+    planCommand,
+    statusCommand,
+    runsCommand,
+    retryCommand,
+    reportCommand,
+    searchCommand,
+    checkCommand,
+    gcCommand,
+    emulatorCommand,
+    demoCommand
+  ])
 )
 
 const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
@@ -40,7 +54,9 @@ const { format: logFormatName, rest: argv } = logFormat
  * it is not INFO. `--log-level` (built into @effect/cli) sets the minimum level they pass.
  */
 const plainLogger = Logger.make(({ logLevel, message, date }) => {
-  const text = (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : String(m))).join(" ")
+  const text = (Array.isArray(message) ? message : [message])
+    .map((m) => (typeof m === "string" ? m : String(m)))
+    .join(" ")
   process.stderr.write(`[${date.toISOString()}] ${logLevel === LogLevel.Info ? "" : `${logLevel.label} `}${text}\n`)
 })
 
@@ -51,15 +67,22 @@ const jsonLogger = Logger.make((options) => {
 /** How the command ended without failing; read also when a signal interrupted it. */
 const outcome = Ref.unsafeMake<Outcome>(done)
 
-const program = (logFormatName === "text" || logFormatName === "json"
-  ? cli([...argv])
-  : Effect.fail(new OptionError({ flag: "--log-format", detail: `expected text or json, got ${JSON.stringify(logFormatName)}` }))
+const program = (
+  logFormatName === "text" || logFormatName === "json"
+    ? cli([...argv])
+    : Effect.fail(
+        new OptionError({ flag: "--log-format", detail: `expected text or json, got ${JSON.stringify(logFormatName)}` })
+      )
 ).pipe(
   Effect.provideService(CommandOutcome, outcome),
   Effect.zipRight(Ref.get(outcome)),
   // A failure prints one clear line (no stack). A bad command line (unknown flag, missing file, bad
   // value) was already printed by @effect/cli, in words (a ValidationError is not an Error and has no message).
-  Effect.tapError((error) => (ValidationError.isValidationError(error) ? Effect.void : Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`))),
+  Effect.tapError((error) =>
+    ValidationError.isValidationError(error)
+      ? Effect.void
+      : Console.error(`svc-batch: ${error instanceof Error ? error.message : String(error)}`)
+  ),
   Effect.either,
   withPlainConsole,
   Effect.provide(Logger.replace(Logger.defaultLogger, logFormatName === "json" ? jsonLogger : plainLogger)),

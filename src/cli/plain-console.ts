@@ -14,7 +14,8 @@ export const stripAnsi = (text: string): string => text.replace(ANSI, "")
 export const colourFor = (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean =>
   stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "")
 
-const plain = (keep: boolean) => (args: ReadonlyArray<unknown>) => (keep ? args : args.map((a) => (typeof a === "string" ? stripAnsi(a) : a)))
+const plain = (keep: boolean) => (args: ReadonlyArray<unknown>) =>
+  keep ? args : args.map((a) => (typeof a === "string" ? stripAnsi(a) : a))
 
 /** `effect` with a Console whose log/info go to stdout and error/warn to stderr without ANSI codes unless a terminal. */
 export const withPlainConsole = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

@@ -30,10 +30,13 @@ export const planOf = (job: ResolvedJob, pipeline: Pipeline) =>
     )
     // The origin the answers would come from, as the ledger keys them (never the key).
     // A URL is not probed for a standalone emulator (plan sends nothing): its answers are looked up by the URL.
-    const origin = Option.match(Option.filter(env.baseUrl, (u) => u !== ""), {
-      onNone: () => emulatorOrigin(answerFingerprint(job.job.emulator ?? {})),
-      onSome: (u) => u.replace(/\/+$/, "")
-    })
+    const origin = Option.match(
+      Option.filter(env.baseUrl, (u) => u !== ""),
+      {
+        onNone: () => emulatorOrigin(answerFingerprint(job.job.emulator ?? {})),
+        onSome: (u) => u.replace(/\/+$/, "")
+      }
+    )
     yield* checkReadable(job.input.path)
     const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
     // As `run` does: a column the job reads that the input lacks is exit 2 here too, naming it, not
@@ -55,7 +58,9 @@ export const planCommand = Command.make(
     Effect.gen(function* () {
       const { job, pipeline } = yield* JobContext
       const { plan, origin } = yield* planOf(job, pipeline)
-      yield* Console.log(o.json ? JSON.stringify({ job: job.name, origin, ...plan }) : planLines(job, plan, origin).join("\n"))
+      yield* Console.log(
+        o.json ? JSON.stringify({ job: job.name, origin, ...plan }) : planLines(job, plan, origin).join("\n")
+      )
     }).pipe(Effect.provide(jobContext(o.job)))
 ).pipe(
   Command.withDescription(

@@ -30,16 +30,22 @@ export const reportCommand = Command.make(
     Effect.scoped(
       Effect.gen(function* () {
         const { job, pipeline } = yield* JobContext
-        if (!existsSync(job.state)) return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
+        if (!existsSync(job.state))
+          return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
         const report = yield* Effect.gen(function* () {
           const ledger = yield* Ledger
-          const run: Option.Option<Run> = yield* Option.match(o.run, { onNone: () => ledger.lastRun(job.name), onSome: (id) => ledger.run(id) })
+          const run: Option.Option<Run> = yield* Option.match(o.run, {
+            onNone: () => ledger.lastRun(job.name),
+            onSome: (id) => ledger.run(id)
+          })
           if (Option.isNone(run) || run.value.job !== job.name) {
             const which = Option.match(o.run, { onNone: () => "no run", onSome: (id) => `no run ${id}` })
             return yield* new ConfigError({ detail: `${o.job}: ${which} of job ${job.name} in ${job.state}` })
           }
           // Excerpts and the breakdown only from the very input the run read.
-          const same = existsSync(job.input.path) && (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
+          const same =
+            existsSync(job.input.path) &&
+            (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
           const input = same ? openSource(job.input.path, job.input.format, job.input.encoding, job.input) : undefined
           return yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
         }).pipe(Effect.provide(jobLedger(job)))
@@ -51,4 +57,8 @@ export const reportCommand = Command.make(
       })
     ).pipe(Effect.provide(jobContext(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })))
   )
-).pipe(Command.withDescription("Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing. Example: svc-batch report jobs/demo-moderation.yaml --run 3"))
+).pipe(
+  Command.withDescription(
+    "Rebuild a run's report (HTML, Markdown, JSON, flagged CSV) from the ledger; sends nothing. Example: svc-batch report jobs/demo-moderation.yaml --run 3"
+  )
+)

@@ -19,8 +19,13 @@ export const retryCommand = Command.make(
     job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
-    maxRequests: Options.integer("max-requests").pipe(Options.withDescription("a budget of requests, as for run"), Options.optional),
-    wait: Options.boolean("wait").pipe(Options.withDescription("when a run of this job is going on, wait for it instead of exiting 7"))
+    maxRequests: Options.integer("max-requests").pipe(
+      Options.withDescription("a budget of requests, as for run"),
+      Options.optional
+    ),
+    wait: Options.boolean("wait").pipe(
+      Options.withDescription("when a run of this job is going on, wait for it instead of exiting 7")
+    )
   },
   ending((o) =>
     Effect.gen(function* () {
@@ -51,4 +56,8 @@ export const retryCommand = Command.make(
       })
     })
   )
-).pipe(Command.withDescription("Ask a run's failed records again (a finished run too) and rewrite its outputs. Example: svc-batch retry jobs/nightly.yaml --run 12"))
+).pipe(
+  Command.withDescription(
+    "Ask a run's failed records again (a finished run too) and rewrite its outputs. Example: svc-batch retry jobs/nightly.yaml --run 12"
+  )
+)

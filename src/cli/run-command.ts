@@ -40,10 +40,18 @@ const runJob = (o: RunInput) =>
     const stats = new RunStats()
     const stop = yield* gracefulStop
     // After a stop the line says so (and shows no ETA) until the records in flight are done.
-    yield* Effect.forkScoped(Effect.zipRight(stop, Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))))
+    yield* Effect.forkScoped(
+      Effect.zipRight(
+        stop,
+        Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))
+      )
+    )
     // One invocation of the job at a time (held until this command ends: run, output, report, retention).
     // A stop while waiting for the lock (--wait) ends the command: nothing was started.
-    const locked = yield* Effect.raceFirst(Effect.as(lockJob(job.name, job.state, { wait: o.wait }), true), Effect.as(stop, false))
+    const locked = yield* Effect.raceFirst(
+      Effect.as(lockJob(job.name, job.state, { wait: o.wait }), true),
+      Effect.as(stop, false)
+    )
     if (!locked) {
       yield* Console.log(`stopped while waiting for the running invocation of job ${job.name}; nothing was sent`)
       return Outcome.Interrupted()
@@ -51,13 +59,21 @@ const runJob = (o: RunInput) =>
     // A moderation run keeps its verdict counts (the trend of later reports), counted by the output pass.
     const verdictColumn = verdictColumnOf(pipeline, job.job.report)
     // The report tallied as the output is written: no read of the input of its own.
-    const reportTally = job.job.report.enabled ? reportTallyOfOutput(reportOptionsFor(pipeline, job.job.report)) : undefined
+    const reportTally = job.job.report.enabled
+      ? reportTallyOfOutput(reportOptionsFor(pipeline, job.job.report))
+      : undefined
     return yield* Effect.gen(function* () {
       const tallies = reportTally === undefined ? [] : [reportTally.tally]
       const summary = yield* runSession(job, pipeline, { flags: o, maxRequests, stop, verdictColumn, tallies }, stats)
       // The run's end as a log event too (for `--log-format json` collectors).
       yield* Effect.logInfo(`run ${summary.runId} ${summary.status}`).pipe(
-        Effect.annotateLogs({ event: "run-end", job: job.name, run: summary.runId, status: summary.status, counters: stats.snapshot() }),
+        Effect.annotateLogs({
+          event: "run-end",
+          job: job.name,
+          run: summary.runId,
+          status: summary.status,
+          counters: stats.snapshot()
+        }),
         Effect.when(() => logFormat.format === "json")
       )
       const outcome = yield* presentRunEnd(summary, stats, job, maxRequests)
@@ -65,8 +81,15 @@ const runJob = (o: RunInput) =>
       let exceeded = false
       if (job.job.report.enabled) {
         // From the tally of the output just written; else (none committed) the input read again.
-        const input = reportTally?.committed() ?? openSource(job.input.path, job.input.format, job.input.encoding, job.input)
-        const { report, files, alerts } = yield* writeRunReport(summary, pipeline, job.job.report, input, summary.outputPath ?? job.output.path)
+        const input =
+          reportTally?.committed() ?? openSource(job.input.path, job.input.format, job.input.encoding, job.input)
+        const { report, files, alerts } = yield* writeRunReport(
+          summary,
+          pipeline,
+          job.job.report,
+          input,
+          summary.outputPath ?? job.output.path
+        )
         exceeded = yield* announceReport(report, files, alerts)
       }
       const gc = yield* applyRetention(summary, job.name, job.job.retention, verdictColumn)
@@ -82,5 +105,7 @@ export const executeRun = (o: RunInput) =>
   })
 
 export const runCommand = Command.make("run", options, ending(executeRun)).pipe(
-  Command.withDescription("Run a job: read the input, run the pipeline's stages, write the enriched output and rejects. Example: svc-batch run jobs/nightly.yaml --max-requests 50000")
+  Command.withDescription(
+    "Run a job: read the input, run the pipeline's stages, write the enriched output and rejects. Example: svc-batch run jobs/nightly.yaml --max-requests 50000"
+  )
 )

@@ -26,24 +26,42 @@ export const options = {
   ),
   rejects: Options.file("rejects").pipe(Options.withDescription("rejects file (JSON Lines)"), Options.optional),
   state: stateOption,
-  rpm: Options.text("rpm").pipe(Options.withDescription("requests per minute: N, or model=N,... (* for the rest)"), Options.optional),
-  concurrency: Options.integer("concurrency").pipe(Options.withDescription("most requests in flight per model"), Options.optional),
+  rpm: Options.text("rpm").pipe(
+    Options.withDescription("requests per minute: N, or model=N,... (* for the rest)"),
+    Options.optional
+  ),
+  concurrency: Options.integer("concurrency").pipe(
+    Options.withDescription("most requests in flight per model"),
+    Options.optional
+  ),
   records: Options.integer("records").pipe(Options.withDescription("records in progress at once"), Options.optional),
-  maxAttempts: Options.integer("max-attempts").pipe(Options.withDescription("attempts per request (429s do not count)"), Options.optional),
+  maxAttempts: Options.integer("max-attempts").pipe(
+    Options.withDescription("attempts per request (429s do not count)"),
+    Options.optional
+  ),
   // The choices are the job file's (one Schema for both).
   cache: Options.choice("cache", CacheMode.literals).pipe(
     Options.withDescription("answer cache: read-write (default), refresh (re-ask answers older than the run), off"),
     Options.optional
   ),
   retryFailed: Options.boolean("retry-failed").pipe(Options.withDescription("also retry the records that failed")),
-  newRun: Options.boolean("new-run").pipe(Options.withDescription("start a new run even if the last one is unfinished (e.g. after switching between the emulator and the service)")),
-  graceMs: Options.integer("grace-ms").pipe(Options.withDescription("after a stop, how long requests in flight may finish"), Options.optional),
+  newRun: Options.boolean("new-run").pipe(
+    Options.withDescription(
+      "start a new run even if the last one is unfinished (e.g. after switching between the emulator and the service)"
+    )
+  ),
+  graceMs: Options.integer("grace-ms").pipe(
+    Options.withDescription("after a stop, how long requests in flight may finish"),
+    Options.optional
+  ),
   maxRequests: Options.integer("max-requests").pipe(
     Options.withDescription("a budget: after N requests the run stops as on Ctrl-C (resumable, exit 6)"),
     Options.optional
   ),
   dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing")),
-  wait: Options.boolean("wait").pipe(Options.withDescription("when another run of this job is going on, wait for it to finish instead of exiting 7"))
+  wait: Options.boolean("wait").pipe(
+    Options.withDescription("when another run of this job is going on, wait for it to finish instead of exiting 7")
+  )
 }
 
 /** What the `run` command's handler takes; `retry` gives the same with `reopen`. */
@@ -72,5 +90,5 @@ export const overridesOf = (o: RunInput, rpm: Readonly<Record<string, number>> |
 const shellQuote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
 
 /** This command line with `--new-run`: what starts afresh, quoted when a resume would mix origins. */
-export const newRunCommand = (argv: ReadonlyArray<string>) => ["svc-batch", ...argv.slice(2), "--new-run"].map(shellQuote).join(" ")
-
+export const newRunCommand = (argv: ReadonlyArray<string>) =>
+  ["svc-batch", ...argv.slice(2), "--new-run"].map(shellQuote).join(" ")

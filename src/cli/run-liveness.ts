@@ -9,10 +9,14 @@ import { lockOwnerGone } from "./job-lock.ts"
 import { type RunView, viewOf } from "./run-view.ts"
 
 /** `read` is done again when the lock says gone: a run that ended meanwhile marked its end before releasing the lock. */
-export const viewsWithLock = <E, R>(read: Effect.Effect<ReadonlyArray<Run>, E, R>, ledger: string): Effect.Effect<ReadonlyArray<RunView>, E, R> =>
+export const viewsWithLock = <E, R>(
+  read: Effect.Effect<ReadonlyArray<Run>, E, R>,
+  ledger: string
+): Effect.Effect<ReadonlyArray<RunView>, E, R> =>
   Effect.gen(function* () {
     const runs = yield* read
-    if (!runs.some((r) => r.status === "running") || lockOwnerGone(ledger) === undefined) return runs.map((r) => viewOf(r))
+    if (!runs.some((r) => r.status === "running") || lockOwnerGone(ledger) === undefined)
+      return runs.map((r) => viewOf(r))
     const again = yield* read
     // Checked again after the second read: an invocation that took the lock meanwhile is alive.
     const gone = lockOwnerGone(ledger)

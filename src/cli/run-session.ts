@@ -45,21 +45,31 @@ export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: Sessi
   const input = job.input.path
   const inputFormat = job.input.format
   // A line on stdout while the progress line may be drawn on the same terminal: cleared first.
-  const say = (text: string) => Effect.zipRight(Effect.sync(() => statusLine.clear()), Console.log(text))
+  const say = (text: string) =>
+    Effect.zipRight(
+      Effect.sync(() => statusLine.clear()),
+      Console.log(text)
+    )
   const work = (fingerprint: string) =>
     Effect.gen(function* () {
       const endpoint = yield* ServiceEndpoint
       const ledger = yield* Ledger
       const estimate = stats.snapshot()
-      yield* say(`svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`)
+      yield* say(
+        `svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`
+      )
       yield* say(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
       if (job.formerDefaultState !== undefined) {
         const { path, moveTo } = job.formerDefaultState
-        yield* say(`  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`)
+        yield* say(
+          `  note    using the ledger at its former default place ${path}; move it (with any -wal/-shm beside it, while no run goes) to ${moveTo}, or set state: in the job, so that another --output finds it`
+        )
       }
       const last = yield* ledger.lastRun(job.name)
       if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
-        yield* say(`  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`)
+        yield* say(
+          `  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`
+        )
       }
       const o = settings.flags
       return yield* runPipeline(
@@ -97,9 +107,14 @@ export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: Sessi
     Effect.gen(function* () {
       yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
       yield* checkReadable(input)
-      const { fingerprint, lines } = yield* fingerprintInput(input, { quoted: inputFormat === "csv", skipBlank: inputFormat === "jsonl" })
+      const { fingerprint, lines } = yield* fingerprintInput(input, {
+        quoted: inputFormat === "csv",
+        skipBlank: inputFormat === "jsonl"
+      })
       stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
-      return yield* work(fingerprint).pipe(Effect.provide(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" })))
+      return yield* work(fingerprint).pipe(
+        Effect.provide(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }))
+      )
     })
   ).pipe(Effect.annotateLogs({ job: job.name }))
 }

@@ -49,7 +49,10 @@ export const viewOf = (run: Run, now: number = Date.now(), processGone?: string)
   const finished = s.done + s.failed
   const silent = run.updatedAt === null || now - run.updatedAt > STALE_MS
   const state = run.status === "running" ? (processGone === undefined && !silent ? "running" : "stale") : run.status
-  const staleCause = state !== "stale" ? null : processGone ?? `no update for ${duration((now - (run.updatedAt ?? run.startedAt)) / 1000)}`
+  const staleCause =
+    state !== "stale"
+      ? null
+      : (processGone ?? `no update for ${duration((now - (run.updatedAt ?? run.startedAt)) / 1000)}`)
   const end = run.finishedAt ?? run.updatedAt ?? now
   const since = s.since > 0 ? s.since : run.startedAt
   const seconds = (end - since) / 1000
@@ -83,14 +86,20 @@ export const viewOf = (run: Run, now: number = Date.now(), processGone?: string)
 const duration = (seconds: number | null) => {
   if (seconds === null) return "-"
   const s = Math.round(seconds)
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+      : `${s}s`
 }
 
 const origin = (service: string | null) => (service === null ? "?" : service === "emulator" ? "EMULATOR" : service)
 
 /** The lines `status` prints; `file`: the job file, for the hint to resume. */
 export const statusLines = (v: RunView, file?: string): ReadonlyArray<string> => {
-  const why = v.staleCause?.startsWith("no update") ? `${v.staleCause}: its process is most likely gone` : `interrupted: ${v.staleCause}`
+  const why = v.staleCause?.startsWith("no update")
+    ? `${v.staleCause}: its process is most likely gone`
+    : `interrupted: ${v.staleCause}`
   const head = `run ${v.id} of ${v.job}: ${v.state}${v.state === "stale" ? ` (${why}; to resume, run the same command again, e.g. svc-batch run ${file ?? "<job-file>"})` : ""}`
   const total = `${v.totalIsEstimate ? "~" : ""}${v.total}`
   return [
@@ -117,6 +126,10 @@ export const runsTable = (views: ReadonlyArray<RunView>): ReadonlyArray<string> 
   ])
   const head = ["run", "state", "started (UTC)", "took", "done", "failed", "requests", "cache hits", "service"]
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const fmt = (r: ReadonlyArray<string>) => r.map((c, i) => (i >= 4 && i <= 7 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd()
+  const fmt = (r: ReadonlyArray<string>) =>
+    r
+      .map((c, i) => (i >= 4 && i <= 7 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd()
   return [fmt(head), ...rows.map(fmt)]
 }

@@ -14,7 +14,10 @@ export const runsCommand = Command.make(
   {
     job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
-    limit: Options.integer("limit").pipe(Options.withDescription("how many runs, newest first"), Options.withDefault(20)),
+    limit: Options.integer("limit").pipe(
+      Options.withDescription("how many runs, newest first"),
+      Options.withDefault(20)
+    ),
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per run"))
   },
   (o) =>
@@ -31,4 +34,8 @@ export const runsCommand = Command.make(
       if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${job.state}`)
       yield* Console.log(runsTable(views).join("\n"))
     })
-).pipe(Command.withDescription("List a job's runs with outcome, counts, duration, requests and cache hits; sends nothing. Example: svc-batch runs jobs/nightly.yaml --limit 7"))
+).pipe(
+  Command.withDescription(
+    "List a job's runs with outcome, counts, duration, requests and cache hits; sends nothing. Example: svc-batch runs jobs/nightly.yaml --limit 7"
+  )
+)

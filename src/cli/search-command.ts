@@ -35,8 +35,14 @@ export const searchCommand = Command.make(
   {
     job: jobFileArg.pipe(Args.withDescription("the job file whose store: to search")),
     query: Args.text({ name: "query" }).pipe(Args.withDescription("the query text")),
-    k: Options.integer("top-k").pipe(Options.withAlias("k"), Options.withDescription("how many nearest rows (-k for short)"), Options.withDefault(10)),
-    rerank: Options.boolean("rerank").pipe(Options.withDescription("rerank the hits' texts with svc3-rerank (needs store.text)")),
+    k: Options.integer("top-k").pipe(
+      Options.withAlias("k"),
+      Options.withDescription("how many nearest rows (-k for short)"),
+      Options.withDefault(10)
+    ),
+    rerank: Options.boolean("rerank").pipe(
+      Options.withDescription("rerank the hits' texts with svc3-rerank (needs store.text)")
+    ),
     taskType: Options.choice("task-type", EmbeddingTaskType.literals).pipe(
       Options.withDescription("the query's embedding task type"),
       Options.withDefault("RETRIEVAL_QUERY" as const)
@@ -55,8 +61,10 @@ export const searchCommand = Command.make(
       if (typeof target === "string") return yield* fail(`${o.job}: ${target}`)
       const vectorStore = vectorStoreFor(store.format)
       if (vectorStore === undefined) return yield* fail(`${o.job}: store.format: no vector store named ${store.format}`)
-      if (!existsSync(store.path)) return yield* fail(`${store.path}: no vector store yet: run the job first (svc-batch run ${o.job})`)
-      if (o.rerank && store.text === undefined) return yield* fail(`${o.job}: --rerank needs the hits' texts: set store.text`)
+      if (!existsSync(store.path))
+        return yield* fail(`${store.path}: no vector store yet: run the job first (svc-batch run ${o.job})`)
+      if (o.rerank && store.text === undefined)
+        return yield* fail(`${o.job}: --rerank needs the hits' texts: set store.text`)
       const feeder = pipeline.stages.find((s) => s.columns.some((c) => c.name === target.column))
       const model = feeder?.calls.find((c) => c.endpoint === "embeddings")?.model ?? Models.embedding
 
@@ -65,18 +73,33 @@ export const searchCommand = Command.make(
         if (!o.json) yield* Console.error(`svc-batch search ${job.name} — ${describeEndpoint(endpoint)}`)
         const svc = yield* TextService
         const embedded = yield* svc.embed({ input: o.query, task_type: o.taskType, model })
-        const hits = yield* Effect.try({ try: () => vectorStore.search(store, embedded.data[0].embedding, o.k), catch: (e) => new ConfigError({ detail: (e as Error).message }) })
+        const hits = yield* Effect.try({
+          try: () => vectorStore.search(store, embedded.data[0].embedding, o.k),
+          catch: (e) => new ConfigError({ detail: (e as Error).message })
+        })
         if (!o.rerank || hits.length === 0) return hits as ReadonlyArray<Result>
         const scored = hits.filter((h) => h.text !== null && h.text.trim() !== "")
         const scores = yield* Effect.forEach(batches(scored), (group) =>
-          scoreBatch(svc, { query: o.query, documents: group.map((h) => h.text!), model: Models.rerank }).pipe(Effect.map((r) => r.value))
+          scoreBatch(svc, { query: o.query, documents: group.map((h) => h.text!), model: Models.rerank }).pipe(
+            Effect.map((r) => r.value)
+          )
         )
         const flat = scores.flat()
         return scored.map((h, i) => ({ ...h, score: flat[i]! })).sort((a, b) => b.score - a.score)
       }).pipe(Effect.provide(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" })))
 
       if (o.json) {
-        for (const r of results) yield* Console.log(JSON.stringify({ key: r.key, record: r.recordKey, distance: r.distance, ...(r.score !== undefined ? { score: r.score } : {}), text: r.text, ...(Object.keys(r.metadata).length ? { metadata: r.metadata } : {}) }))
+        for (const r of results)
+          yield* Console.log(
+            JSON.stringify({
+              key: r.key,
+              record: r.recordKey,
+              distance: r.distance,
+              ...(r.score !== undefined ? { score: r.score } : {}),
+              text: r.text,
+              ...(Object.keys(r.metadata).length ? { metadata: r.metadata } : {})
+            })
+          )
         return
       }
       if (results.length === 0) {
@@ -87,7 +110,13 @@ export const searchCommand = Command.make(
       yield* Console.log(`${"key".padEnd(keyWidth)}  distance${o.rerank ? "  score   " : ""}  text`)
       for (const r of results) {
         const score = r.score !== undefined ? `  ${r.score.toFixed(5)}` : ""
-        yield* Console.log(`${r.key.slice(0, keyWidth).padEnd(keyWidth)}  ${r.distance.toFixed(4).padStart(8)}${score}  ${excerpt(r.text, 72)}`)
+        yield* Console.log(
+          `${r.key.slice(0, keyWidth).padEnd(keyWidth)}  ${r.distance.toFixed(4).padStart(8)}${score}  ${excerpt(r.text, 72)}`
+        )
       }
     })
-).pipe(Command.withDescription("Search a job's vector store: embed the query, nearest rows by cosine distance, optionally reranked. Example: svc-batch search jobs/embedding-backfill.yaml \"reset my password\" -k 5 --rerank"))
+).pipe(
+  Command.withDescription(
+    'Search a job\'s vector store: embed the query, nearest rows by cosine distance, optionally reranked. Example: svc-batch search jobs/embedding-backfill.yaml "reset my password" -k 5 --rerank'
+  )
+)

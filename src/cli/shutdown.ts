@@ -38,7 +38,9 @@ export const gracefulStop = Effect.gen(function* () {
  */
 const parentIsNpm = (): boolean => {
   try {
-    const args = readFileSync(`/proc/${process.ppid}/cmdline`, "utf8").split("\0").filter((a) => a !== "")
+    const args = readFileSync(`/proc/${process.ppid}/cmdline`, "utf8")
+      .split("\0")
+      .filter((a) => a !== "")
     return args.length > 0 && (/^npm( |$)/.test(args[0]!) || args.some((a) => /[\\/]npm-cli\.js$/.test(a)))
   } catch {
     return process.env.npm_lifecycle_event !== undefined
@@ -54,7 +56,8 @@ export const installSignalHandlers = (interrupt: () => void) => {
   let last: { readonly signal: NodeJS.Signals; readonly at: number } | undefined
   const onSignal = (signal: NodeJS.Signals) => {
     const at = performance.now()
-    const relayed = relaysFromParent && process.ppid === parent && last?.signal === signal && at - last.at < RELAY_WINDOW_MS
+    const relayed =
+      relaysFromParent && process.ppid === parent && last?.signal === signal && at - last.at < RELAY_WINDOW_MS
     if (relayed) return
     last = { signal, at } // from the first of a pair: a press every half second is not all relays
     count++

@@ -19,14 +19,22 @@ export const statusCommand = Command.make(
     state: stateOption,
     run: Options.integer("run").pipe(Options.withDescription("the run (default: the job's last)"), Options.optional),
     json: Options.boolean("json").pipe(Options.withDescription("print the status as one JSON object")),
-    watch: Options.boolean("watch").pipe(Options.withDescription("refresh every --interval seconds until the run ends")),
-    interval: Options.integer("interval").pipe(Options.withDescription("seconds between refreshes with --watch"), Options.withDefault(2))
+    watch: Options.boolean("watch").pipe(
+      Options.withDescription("refresh every --interval seconds until the run ends")
+    ),
+    interval: Options.integer("interval").pipe(
+      Options.withDescription("seconds between refreshes with --watch"),
+      Options.withDefault(2)
+    )
   },
   (o) =>
     Effect.gen(function* () {
       const job = yield* jobWithLedger(o.job, o.state)
       const show = Effect.gen(function* () {
-        const [view] = yield* viewsWithLock(Effect.map(chosenRun(o.job, job, o.run), (run) => [run]), job.state)
+        const [view] = yield* viewsWithLock(
+          Effect.map(chosenRun(o.job, job, o.run), (run) => [run]),
+          job.state
+        )
         yield* Console.log(o.json ? JSON.stringify(view) : statusLines(view!, o.job).join("\n"))
         return view!
       })
@@ -38,7 +46,14 @@ export const statusCommand = Command.make(
           view = yield* show
         }
         // The end of the watch, said (as text only: --json prints one object per refresh).
-        if (!o.json) yield* Console.log(`watch ended: run ${view.id} is no longer running (${view.state}${view.staleCause ? `: ${view.staleCause}` : ""})`)
+        if (!o.json)
+          yield* Console.log(
+            `watch ended: run ${view.id} is no longer running (${view.state}${view.staleCause ? `: ${view.staleCause}` : ""})`
+          )
       }).pipe(Effect.provide(jobLedger(job)))
     })
-).pipe(Command.withDescription("Show where a job's run stands (also while it runs elsewhere): counts, rate, ETA, 429s; sends nothing. Example: svc-batch status jobs/nightly.yaml --watch"))
+).pipe(
+  Command.withDescription(
+    "Show where a job's run stands (also while it runs elsewhere): counts, rate, ETA, 429s; sends nothing. Example: svc-batch status jobs/nightly.yaml --watch"
+  )
+)

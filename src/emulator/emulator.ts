@@ -5,7 +5,11 @@ import { type RunningEmulator, startEmulator } from "./server.ts"
 import { ExitCode } from "../exit-code.ts"
 
 /** The server could not listen (address in use, not permitted, not an address of this host). */
-export class EmulatorStartError extends Data.TaggedError("EmulatorStartError")<{ readonly address: string; readonly code: string | undefined; readonly detail: string }> {
+export class EmulatorStartError extends Data.TaggedError("EmulatorStartError")<{
+  readonly address: string
+  readonly code: string | undefined
+  readonly detail: string
+}> {
   /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
   get exitCode() {
     return ExitCode.invalid

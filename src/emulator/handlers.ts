@@ -26,7 +26,9 @@ const ok = (body: unknown): Reply => ({ kind: "json", status: 200, body })
 const describe = (issues: ReadonlyArray<Issue>) => `Bad Request: ${issues[0]!.field}: ${issues[0]!.message}`
 
 let counter = 0
-const prefix = Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, "0")
+const prefix = Math.floor(Math.random() * 0xffffff)
+  .toString(16)
+  .padStart(6, "0")
 /** Unique ids (§9 promises only uniqueness). */
 const newId = (kind: string) => `${kind}-emu${prefix}${(counter++).toString(16).padStart(8, "0")}`
 const now = () => Math.floor(Date.now() / 1000)
@@ -76,7 +78,14 @@ export const handleChat = (json: unknown, options: ChatModelOptions = {}): Reply
       c.toolCalls.forEach((call, ti) => {
         const parts = fragments(call.function.arguments, 12)
         deltas.push({
-          tool_calls: [{ index: ti, id: call.id, type: "function", function: { name: call.function.name, arguments: parts[0] ?? "" } }]
+          tool_calls: [
+            {
+              index: ti,
+              id: call.id,
+              type: "function",
+              function: { name: call.function.name, arguments: parts[0] ?? "" }
+            }
+          ]
         })
         for (const part of parts.slice(1)) deltas.push({ tool_calls: [{ index: ti, function: { arguments: part } }] })
       })
@@ -111,12 +120,23 @@ export const handleRerank = (json: unknown): Reply => {
   if (r.model !== Models.rerank) return bad(`Bad Request: model ${r.model} is not a rerank model`)
   const q = countTokens(r.query)
   const tokens = r.documents.reduce((n, d) => n + q + countTokens(d), 0)
-  return list("rerank", r.model, [{ object: "reranked_document_list", index: 0, result: rerank(r.query, r.documents, { taskType: r.task_type, queryInstruction: r.query_instruction }) }], {
-    prompt_tokens: tokens,
-    completion_tokens: 0,
-    total_tokens: tokens,
-    prompt_tokens_details: null
-  })
+  return list(
+    "rerank",
+    r.model,
+    [
+      {
+        object: "reranked_document_list",
+        index: 0,
+        result: rerank(r.query, r.documents, { taskType: r.task_type, queryInstruction: r.query_instruction })
+      }
+    ],
+    {
+      prompt_tokens: tokens,
+      completion_tokens: 0,
+      total_tokens: tokens,
+      prompt_tokens_details: null
+    }
+  )
 }
 
 const decodeEmbeddings = decodeLenient(EmbeddingsRequest)

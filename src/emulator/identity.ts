@@ -13,10 +13,14 @@ import { type EmulatorKnobs, knobValue } from "./knobs.ts"
 export const EmulatorHeader = "x-svc-emulator"
 
 /** The knobs that change answers, as `flag=value` pairs joined by `;`. */
-export const answerFingerprint = (knobs: EmulatorKnobs): string => `nonconforming-rate=${knobValue(knobs, "nonconformingRate") ?? 0}`
+export const answerFingerprint = (knobs: EmulatorKnobs): string =>
+  `nonconforming-rate=${knobValue(knobs, "nonconformingRate") ?? 0}`
 
 /** The header's value on the wire: `flag=number` pairs, short. Anything else is not our emulator's. */
-const Fingerprint = Schema.String.pipe(Schema.maxLength(200), Schema.pattern(/^[a-z0-9-]+=[0-9.e+-]+(;[a-z0-9-]+=[0-9.e+-]+)*$/))
+const Fingerprint = Schema.String.pipe(
+  Schema.maxLength(200),
+  Schema.pattern(/^[a-z0-9-]+=[0-9.e+-]+(;[a-z0-9-]+=[0-9.e+-]+)*$/)
+)
 const decodeFingerprint = Schema.decodeUnknownEither(Fingerprint)
 
 /** The header's fingerprint, when it is one. */

@@ -23,23 +23,88 @@ export interface Knob<A> {
 const knob = <A>(k: Knob<A>): Knob<A> => k
 
 export const knobs = {
-  rpm: knob({ flag: "rpm", kind: "rpm", schema: Rpm, description: "requests per minute: N, or model=N,... (* for the rest)" }),
-  burst: knob({ flag: "burst", kind: "int", schema: PositiveInt, description: "rate-limit burst (default: one second's worth)" }),
-  latencyMs: knob({ flag: "latency-ms", kind: "int", schema: Schema.NonNegativeInt, default: 0, description: "fixed latency per answer" }),
-  jitterMs: knob({ flag: "jitter-ms", kind: "int", schema: Schema.NonNegativeInt, default: 0, description: "uniform jitter ± around the latency" }),
-  error500Rate: knob({ flag: "error-500-rate", kind: "float", schema: Rate, default: 0, description: "fraction of requests answered 500" }),
-  error503Rate: knob({ flag: "error-503-rate", kind: "float", schema: Rate, default: 0, description: "fraction of requests answered 503" }),
-  resetRate: knob({ flag: "reset-rate", kind: "float", schema: Rate, default: 0, description: "fraction of connections reset before an answer" }),
-  cutStreamRate: knob({ flag: "cut-stream-rate", kind: "float", schema: Rate, default: 0, description: "fraction of streams cut before data: [DONE]" }),
-  slowRate: knob({ flag: "slow-rate", kind: "float", schema: Rate, default: 0, description: "fraction of answers delayed by --slow-ms" }),
-  slowMs: knob({ flag: "slow-ms", kind: "int", schema: Schema.NonNegativeInt, default: 5000, description: "extra delay of a slow answer" }),
-  faultSeed: knob({ flag: "fault-seed", kind: "int", schema: Schema.Int, default: 1, description: "seed of fault decisions" }),
+  rpm: knob({
+    flag: "rpm",
+    kind: "rpm",
+    schema: Rpm,
+    description: "requests per minute: N, or model=N,... (* for the rest)"
+  }),
+  burst: knob({
+    flag: "burst",
+    kind: "int",
+    schema: PositiveInt,
+    description: "rate-limit burst (default: one second's worth)"
+  }),
+  latencyMs: knob({
+    flag: "latency-ms",
+    kind: "int",
+    schema: Schema.NonNegativeInt,
+    default: 0,
+    description: "fixed latency per answer"
+  }),
+  jitterMs: knob({
+    flag: "jitter-ms",
+    kind: "int",
+    schema: Schema.NonNegativeInt,
+    default: 0,
+    description: "uniform jitter ± around the latency"
+  }),
+  error500Rate: knob({
+    flag: "error-500-rate",
+    kind: "float",
+    schema: Rate,
+    default: 0,
+    description: "fraction of requests answered 500"
+  }),
+  error503Rate: knob({
+    flag: "error-503-rate",
+    kind: "float",
+    schema: Rate,
+    default: 0,
+    description: "fraction of requests answered 503"
+  }),
+  resetRate: knob({
+    flag: "reset-rate",
+    kind: "float",
+    schema: Rate,
+    default: 0,
+    description: "fraction of connections reset before an answer"
+  }),
+  cutStreamRate: knob({
+    flag: "cut-stream-rate",
+    kind: "float",
+    schema: Rate,
+    default: 0,
+    description: "fraction of streams cut before data: [DONE]"
+  }),
+  slowRate: knob({
+    flag: "slow-rate",
+    kind: "float",
+    schema: Rate,
+    default: 0,
+    description: "fraction of answers delayed by --slow-ms"
+  }),
+  slowMs: knob({
+    flag: "slow-ms",
+    kind: "int",
+    schema: Schema.NonNegativeInt,
+    default: 5000,
+    description: "extra delay of a slow answer"
+  }),
+  faultSeed: knob({
+    flag: "fault-seed",
+    kind: "int",
+    schema: Schema.Int,
+    default: 1,
+    description: "seed of fault decisions"
+  }),
   nonconformingRate: knob({
     flag: "nonconforming-rate",
     kind: "float",
     schema: Rate,
     default: 0,
-    description: "fraction of json_schema answers made not to conform to their schema (drawn from the request and its seed)"
+    description:
+      "fraction of json_schema answers made not to conform to their schema (drawn from the request and its seed)"
   })
 } as const
 
@@ -59,9 +124,17 @@ export const knobValue = <K extends KnobName>(options: EmulatorKnobs, name: K): 
   (options[name] as KnobValue<K> | undefined) ?? ((knobs[name] as Knob<unknown>).default as KnobValue<K> | undefined)
 
 /** Decodes knobs from flags or a file; a problem names the knob the way `flagName` says. */
-export const decodeKnobs = (input: unknown, flagName: (knob: KnobName) => string): Either.Either<EmulatorKnobs, string> =>
-  Either.mapLeft(Schema.decodeUnknownEither(EmulatorKnobs, { onExcessProperty: "error", errors: "all" })(input), (error) =>
-    ParseResult.ArrayFormatter.formatErrorSync(error)
-      .map((i) => `${i.path.length > 0 && String(i.path[0]) in knobs ? flagName(i.path[0] as KnobName) : i.path.join(".")}: ${i.message}`)
-      .join("; ")
+export const decodeKnobs = (
+  input: unknown,
+  flagName: (knob: KnobName) => string
+): Either.Either<EmulatorKnobs, string> =>
+  Either.mapLeft(
+    Schema.decodeUnknownEither(EmulatorKnobs, { onExcessProperty: "error", errors: "all" })(input),
+    (error) =>
+      ParseResult.ArrayFormatter.formatErrorSync(error)
+        .map(
+          (i) =>
+            `${i.path.length > 0 && String(i.path[0]) in knobs ? flagName(i.path[0] as KnobName) : i.path.join(".")}: ${i.message}`
+        )
+        .join("; ")
   )

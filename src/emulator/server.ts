@@ -100,10 +100,11 @@ const refuse = (
       size += chunk.length
       if (size > drain.bytes) finish(answerNow)
     }
-    const onEnd = () => finish(() => {
-      sendJson(res, status, body, headers)
-      resolve()
-    })
+    const onEnd = () =>
+      finish(() => {
+        sendJson(res, status, body, headers)
+        resolve()
+      })
     const timer = setTimeout(() => finish(answerNow), drain.ms)
     req.on("data", onData)
     req.on("end", onEnd)
@@ -117,10 +118,17 @@ const refuse = (
 const continueAwaited = new WeakSet<IncomingMessage>()
 const awaitsContinue = (req: IncomingMessage) => continueAwaited.has(req)
 
-const tooLargeMessage = (limit: number) => ({ message: `Payload Too Large: the request body limit of this endpoint is ${limit} bytes` })
+const tooLargeMessage = (limit: number) => ({
+  message: `Payload Too Large: the request body limit of this endpoint is ${limit} bytes`
+})
 
 /** Reads the body; past `limit` bytes, discards the rest (drain caps), answers 413 and returns undefined. */
-const readBody = (req: IncomingMessage, res: ServerResponse, limit: number, drain: DrainLimits): Promise<Buffer | undefined> =>
+const readBody = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  drain: DrainLimits
+): Promise<Buffer | undefined> =>
   new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? NaN)
     if (declared > limit) return refuse(req, res, drain, 413, tooLargeMessage(limit)).then(() => resolve(undefined))
@@ -148,7 +156,14 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
   const drain = { ...DefaultDrain, ...options.drain }
   const handlers = makeHandlers({ nonconformingRate: knobValue(options, "nonconformingRate") })
 
-  const log = (req: IncomingMessage, path: string, model: string | undefined, status: number, body: Buffer | undefined, fault: FaultKind | undefined) => {
+  const log = (
+    req: IncomingMessage,
+    path: string,
+    model: string | undefined,
+    status: number,
+    body: Buffer | undefined,
+    fault: FaultKind | undefined
+  ) => {
     options.onRequest?.({
       method: req.method ?? "",
       path,
@@ -188,7 +203,9 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
     try {
       json = JSON.parse(body.toString("utf8"))
     } catch {
-      sendJson(res, 400, { message: path === "/v1/chat/completions" ? INVALID_JSON : "Bad Request: body is not valid JSON" })
+      sendJson(res, 400, {
+        message: path === "/v1/chat/completions" ? INVALID_JSON : "Bad Request: body is not valid JSON"
+      })
       return log(req, path, undefined, 400, body, undefined)
     }
     const model = rateKey(path, json)
@@ -214,7 +231,10 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
       await sleep(plan.delayMs)
       const status = Number(plan.fault)
       sendJson(res, status, {
-        message: status === 500 ? "Internal Server Error (emulated fault)" : "Service Unavailable: maintenance (emulated fault)"
+        message:
+          status === 500
+            ? "Internal Server Error (emulated fault)"
+            : "Service Unavailable: maintenance (emulated fault)"
       })
       return log(req, path, model, status, body, plan.fault)
     }

@@ -17,10 +17,18 @@ import type { Pipeline } from "../pipeline/stage.ts"
 
 /** The column whose values a moderation run counts (its verdicts), counted by the output pass. */
 export const verdictColumnOf = (pipeline: Pipeline, report: ReportSettings): string | undefined =>
-  pipeline.stages.some((s) => s.name === "moderate") ? `${reportOptionsFor(pipeline, report).moderationPrefix}verdict` : undefined
+  pipeline.stages.some((s) => s.name === "moderate")
+    ? `${reportOptionsFor(pipeline, report).moderationPrefix}verdict`
+    : undefined
 
 /** Builds and writes the run's report beside `outputPath`; the thresholds of `report.fail` it exceeds. */
-export const writeRunReport = (summary: RunSummary, pipeline: Pipeline, settings: ReportSettings, input: Source | ReportTally, outputPath: string) =>
+export const writeRunReport = (
+  summary: RunSummary,
+  pipeline: Pipeline,
+  settings: ReportSettings,
+  input: Source | ReportTally,
+  outputPath: string
+) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const run = yield* ledger.run(summary.runId)
@@ -31,15 +39,25 @@ export const writeRunReport = (summary: RunSummary, pipeline: Pipeline, settings
   })
 
 /** Keeps the run's verdict counts, then applies the job's retention. */
-export const applyRetention = (summary: RunSummary, job: string, retention: Retention, verdictColumn: string | undefined) =>
+export const applyRetention = (
+  summary: RunSummary,
+  job: string,
+  retention: Retention,
+  verdictColumn: string | undefined
+) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     if (verdictColumn !== undefined) {
       const counts = summary.columnCounts ?? (yield* ledger.countByColumn(summary.runId, verdictColumn))
       const run = yield* ledger.run(summary.runId)
       if (Option.isSome(run)) {
-        yield* ledger.setRun(summary.runId, "finished", { ...run.value.stats, verdicts: Object.fromEntries(counts.map((c) => [c.value ?? "none", c.n])) })
+        yield* ledger.setRun(summary.runId, "finished", {
+          ...run.value.stats,
+          verdicts: Object.fromEntries(counts.map((c) => [c.value ?? "none", c.n]))
+        })
       }
     }
-    return yield* ledger.gc(job, retention.runs, Date.now() - retention.answerDays * 86_400_000, { nextRunReuses: true })
+    return yield* ledger.gc(job, retention.runs, Date.now() - retention.answerDays * 86_400_000, {
+      nextRunReuses: true
+    })
   })

@@ -141,21 +141,26 @@ export const makeInlineOutput = (
    */
   const pumpOf = (all: boolean): Effect.Effect<void> =>
     // Checked first too: this runs at every record's settling, most often with nothing to write.
-    Effect.suspend(() => (due(all) ? Effect.flatMap(writeOnce(all), (again) => (again ? pumpOf(all) : Effect.void)) : Effect.void))
+    Effect.suspend(() =>
+      due(all) ? Effect.flatMap(writeOnce(all), (again) => (again ? pumpOf(all) : Effect.void)) : Effect.void
+    )
   const pump = pumpOf(false)
 
   return {
     read: (item) => {
       if (gaveUp !== undefined) return
-      const w: Waiting = item._tag === "Record"
-        ? { item, stored: undefined, settled: false, bytes: approximateBytes(item.fields) }
-        : { item, stored: undefined, settled: true, bytes: 2 * item.raw.length }
+      const w: Waiting =
+        item._tag === "Record"
+          ? { item, stored: undefined, settled: false, bytes: approximateBytes(item.fields) }
+          : { item, stored: undefined, settled: true, bytes: 2 * item.raw.length }
       line.push(w)
       bytes += w.bytes
       if (w.settled) settledCount++
       if (item._tag === "Record") byOrdinal.set(item.ordinal, w)
       if (line.length - head > maxWaiting || bytes > maxBytes) {
-        giveUp(`more than ${line.length - head > maxWaiting ? `${maxWaiting} records` : `${Math.round(maxBytes / 1048576)} MiB`} waited behind an unfinished one`)
+        giveUp(
+          `more than ${line.length - head > maxWaiting ? `${maxWaiting} records` : `${Math.round(maxBytes / 1048576)} MiB`} waited behind an unfinished one`
+        )
       }
     },
     settle: (ordinal, stored) =>
@@ -225,12 +230,26 @@ export const openInlineOutput = (
   settings: RunSettings,
   declared: ReadonlyArray<string> | undefined,
   guard: InputGuard
-): Effect.Effect<{ readonly output: InlineOutput; readonly scope: Scope.CloseableScope } | undefined, never, Ledger | Scope.Scope> =>
+): Effect.Effect<
+  { readonly output: InlineOutput; readonly scope: Scope.CloseableScope } | undefined,
+  never,
+  Ledger | Scope.Scope
+> =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const inputTypes = settings.source.inputTypes === undefined ? undefined : yield* Effect.option(sourceTypes(settings.source))
-    const writer = yield* Effect.option(Scope.extend(openOutputWriter(settings, { declared, inputTypes: inputTypes?._tag === "Some" ? inputTypes.value : undefined }, guard), scope))
+    const inputTypes =
+      settings.source.inputTypes === undefined ? undefined : yield* Effect.option(sourceTypes(settings.source))
+    const writer = yield* Effect.option(
+      Scope.extend(
+        openOutputWriter(
+          settings,
+          { declared, inputTypes: inputTypes?._tag === "Some" ? inputTypes.value : undefined },
+          guard
+        ),
+        scope
+      )
+    )
     if (writer._tag === "None") return undefined
     return { output: makeInlineOutput(writer.value, scope), scope }
   })

@@ -32,8 +32,12 @@ export class MissingColumns extends Data.TaggedError("MissingColumns")<{
   }
   override get message() {
     const what = this.missing.map((m) => `${JSON.stringify(m.column)} (${m.by})`).join(", ")
-    const have = this.sampled === undefined ? "the input's columns are" : `the keys of the input's first ${thousands(this.sampled)} records are`
-    const added = this.added !== undefined && this.added.length > 0 ? `; earlier stages add: ${this.added.join(", ")}` : ""
+    const have =
+      this.sampled === undefined
+        ? "the input's columns are"
+        : `the keys of the input's first ${thousands(this.sampled)} records are`
+    const added =
+      this.added !== undefined && this.added.length > 0 ? `; earlier stages add: ${this.added.join(", ")}` : ""
     return `${this.path}: no column ${what}; ${have}: ${this.available.join(", ")}${added}`
   }
 }
@@ -52,14 +56,21 @@ const columnsRead = (pipeline: Pipeline, idField: string | undefined): ReadonlyA
   if (idField !== undefined) out.set(idField, { column: idField, by: "the job's input.id", stage: -1, when: false })
   pipeline.stages.forEach((stage, i) => {
     // makePipeline refuses a column a later stage adds: an added column here is an earlier stage's.
-    for (const c of stage.reads) if (!added.has(c) && !out.has(c)) out.set(c, { column: c, by: `read by stage ${i + 1}, ${stage.name}`, stage: i, when: false })
-    for (const c of stage.when?.columns ?? []) if (!added.has(c) && !out.has(c)) out.set(c, { column: c, by: `tested by stage ${i + 1}'s when`, stage: i, when: true })
+    for (const c of stage.reads)
+      if (!added.has(c) && !out.has(c))
+        out.set(c, { column: c, by: `read by stage ${i + 1}, ${stage.name}`, stage: i, when: false })
+    for (const c of stage.when?.columns ?? [])
+      if (!added.has(c) && !out.has(c))
+        out.set(c, { column: c, by: `tested by stage ${i + 1}'s when`, stage: i, when: true })
   })
   return [...out.values()]
 }
 
 /** Input columns the pipeline reads (stage fields and `when` tests not added by a stage), with who reads them. */
-export const inputColumnsRead = (pipeline: Pipeline, idField: string | undefined): ReadonlyArray<{ readonly column: string; readonly by: string }> =>
+export const inputColumnsRead = (
+  pipeline: Pipeline,
+  idField: string | undefined
+): ReadonlyArray<{ readonly column: string; readonly by: string }> =>
   columnsRead(pipeline, idField).map(({ column, by }) => ({ column, by }))
 
 /** Columns added by the stages before the last one among `missing`. */
@@ -68,7 +79,13 @@ const addedBefore = (pipeline: Pipeline, missing: ReadonlyArray<ColumnRead>) => 
   return pipeline.stages.slice(0, Math.max(0, last)).flatMap((s) => s.columns.map((c) => c.name))
 }
 
-const refusal = (pipeline: Pipeline, path: string, missing: ReadonlyArray<ColumnRead>, available: ReadonlyArray<string>, sampled?: number) =>
+const refusal = (
+  pipeline: Pipeline,
+  path: string,
+  missing: ReadonlyArray<ColumnRead>,
+  available: ReadonlyArray<string>,
+  sampled?: number
+) =>
   new MissingColumns({
     path,
     missing: missing.map(({ column, by }) => ({ column, by })),
@@ -78,7 +95,12 @@ const refusal = (pipeline: Pipeline, path: string, missing: ReadonlyArray<Column
   })
 
 /** The columns read that the declared ones lack; none when the input declares no columns. */
-export const missingColumns = (pipeline: Pipeline, idField: string | undefined, path: string, declared: ReadonlyArray<string> | undefined) => {
+export const missingColumns = (
+  pipeline: Pipeline,
+  idField: string | undefined,
+  path: string,
+  declared: ReadonlyArray<string> | undefined
+) => {
   if (declared === undefined) return undefined
   const have = new Set(declared)
   const missing = columnsRead(pipeline, idField).filter((c) => !have.has(c.column))

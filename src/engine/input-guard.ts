@@ -46,13 +46,20 @@ export const makeInputGuard = (path: string, fingerprint: string): InputGuard =>
         catch: (e) => new InputChanged({ path, detail: `it can no longer be read: ${(e as Error).message}` })
       })
       if (now.fingerprint !== fingerprint) {
-        return yield* new InputChanged({ path, detail: `its content is not what this run read: sha256 ${now.fingerprint.slice(0, 12)}… now, ${fingerprint.slice(0, 12)}… then` })
+        return yield* new InputChanged({
+          path,
+          detail: `its content is not what this run read: sha256 ${now.fingerprint.slice(0, 12)}… now, ${fingerprint.slice(0, 12)}… then`
+        })
       }
       seen = before
     }),
     quickCheck: () => {
       const now = identity(path)
-      if (now !== seen) throw new InputChanged({ path, detail: now === undefined ? "it is gone" : "it was replaced or modified while the output was written" })
+      if (now !== seen)
+        throw new InputChanged({
+          path,
+          detail: now === undefined ? "it is gone" : "it was replaced or modified while the output was written"
+        })
     }
   }
 }

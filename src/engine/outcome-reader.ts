@@ -13,7 +13,8 @@ export const outcomeReader = (ledger: LedgerService, runId: number, pageSize = 2
   return (ordinal: number): Effect.Effect<Option.Option<StoredRecord>> =>
     Effect.suspend(() => {
       while (index < page.length && page[index]!.ordinal < ordinal) index++
-      if (index < page.length) return Effect.succeed(page[index]!.ordinal === ordinal ? Option.some(page[index]!) : Option.none())
+      if (index < page.length)
+        return Effect.succeed(page[index]!.ordinal === ordinal ? Option.some(page[index]!) : Option.none())
       if (exhausted) return Effect.succeed(Option.none())
       return Effect.map(ledger.records(runId, ordinal, pageSize), (next) => {
         page = next

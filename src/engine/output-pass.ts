@@ -53,46 +53,76 @@ const resolveRefs = (ledger: LedgerService, vectors: ReadonlyArray<Column>, row:
       if (!isAnswerRef(value)) continue
       const stored = yield* ledger.answerJson(value.$answer)
       if (Option.isNone(stored)) {
-        return yield* new OutputError({ path, detail: `column ${c.name}: the answer ${value.$answer} a record refers to is not in the ledger` })
+        return yield* new OutputError({
+          path,
+          detail: `column ${c.name}: the answer ${value.$answer} a record refers to is not in the ledger`
+        })
       }
       const answer = stored.value
       out ??= { ...row }
-      out[c.name] = value.$path === undefined ? answer : (answer as Record<string, unknown> | null)?.[value.$path] ?? null
+      out[c.name] =
+        value.$path === undefined ? answer : ((answer as Record<string, unknown> | null)?.[value.$path] ?? null)
     }
     return out ?? row
   })
 
 /** The store's writer for this pass, closed with the pass's scope; the store's lock is held as long. */
-const openStore = (job: string, settings: StoreSettings, columns: ReadonlyArray<Column>, guard: InputGuard | undefined) =>
+const openStore = (
+  job: string,
+  settings: StoreSettings,
+  columns: ReadonlyArray<Column>,
+  guard: InputGuard | undefined
+) =>
   Effect.gen(function* () {
     const target = storeVectorColumn(settings, columns)
     if (typeof target === "string") return yield* new OutputError({ path: settings.path, detail: target })
     const adapter = vectorStoreFor(settings.format)
-    if (adapter === undefined) return yield* new OutputError({ path: settings.path, detail: `no vector store named ${settings.format}` })
+    if (adapter === undefined)
+      return yield* new OutputError({ path: settings.path, detail: `no vector store named ${settings.format}` })
     // Another process writing the same store file (another job's table, or this job with another ledger) goes first.
     yield* lockStore(settings.path)
     const writer = yield* Effect.acquireRelease(
       Effect.try({
         try: () => adapter.openWriter(settings, target.dim, { job, beforeCommit: guard?.quickCheck }),
-        catch: (e) => (e instanceof StoreOwned ? e : new OutputError({ path: settings.path, detail: (e as Error).message }))
+        catch: (e) =>
+          e instanceof StoreOwned ? e : new OutputError({ path: settings.path, detail: (e as Error).message })
       }),
       (w) => Effect.sync(() => w.close())
     )
     if (writer.claimed === "adopted") {
-      yield* Effect.logInfo(`vector store ${settings.path}: table ${settings.table} had no owner recorded (written before owners were); job ${job} adopts it`)
+      yield* Effect.logInfo(
+        `vector store ${settings.path}: table ${settings.table} had no owner recorded (written before owners were); job ${job} adopts it`
+      )
     }
     return { writer, vector: target.column, settings }
   })
 
-const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === "string" ? v : JSON.stringify(v))
+const text = (v: unknown): string | null =>
+  v === null || v === undefined ? null : typeof v === "string" ? v : JSON.stringify(v)
 
 /** A record's content as the store sees it: its answers, row count, text and metadata. */
 const storeHash = (keys: ReadonlyArray<string>, rows: ReadonlyArray<Row>, fields: Row, settings: StoreSettings) =>
   createHash("sha1")
-    .update(JSON.stringify([keys, rows.length, settings.text ?? null, settings.metadata, rows.map((r) => [settings.text ? text(r[settings.text] ?? fields[settings.text]) : null, settings.metadata.map((m) => text(r[m] ?? fields[m]))])]))
+    .update(
+      JSON.stringify([
+        keys,
+        rows.length,
+        settings.text ?? null,
+        settings.metadata,
+        rows.map((r) => [
+          settings.text ? text(r[settings.text] ?? fields[settings.text]) : null,
+          settings.metadata.map((m) => text(r[m] ?? fields[m]))
+        ])
+      ])
+    )
     .digest("base64url")
 
-const storeRows = (rows: ReadonlyArray<Row>, fields: Row, vector: string, settings: StoreSettings): ReadonlyArray<StoreRow> =>
+const storeRows = (
+  rows: ReadonlyArray<Row>,
+  fields: Row,
+  vector: string,
+  settings: StoreSettings
+): ReadonlyArray<StoreRow> =>
   rows.flatMap((r) => {
     const v = r[vector]
     if (!Array.isArray(v)) return []
@@ -112,10 +142,13 @@ const CHECK_ROWS = 200
  * Before any request: the output can be written with the input's types (the sink's check over the
  * input's first rows). Sinks that cannot fail on input values have no check.
  */
-export const checkOutput = (settings: Pick<RunSettings, "source" | "output" | "pipeline">): Effect.Effect<void, OutputError | SinkError | SourceError> =>
+export const checkOutput = (
+  settings: Pick<RunSettings, "source" | "output" | "pipeline">
+): Effect.Effect<void, OutputError | SinkError | SourceError> =>
   Effect.gen(function* () {
     const adapter = sinkFor(settings.output.format)
-    if (adapter === undefined) return yield* new OutputError({ path: settings.output.path, detail: `no sink named ${settings.output.format}` })
+    if (adapter === undefined)
+      return yield* new OutputError({ path: settings.output.path, detail: `no sink named ${settings.output.format}` })
     if (adapter.check === undefined) return
     const inputTypes = yield* sourceTypes(settings.source)
     // Types known only from the whole input (CSV, JSONL) fit every value by construction.
@@ -128,7 +161,12 @@ export const checkOutput = (settings: Pick<RunSettings, "source" | "output" | "p
     )
     const rows = [...sample]
     const notes = yield* adapter.check(
-      { path: settings.output.path, inputColumns: declared ?? Object.keys(rows[0] ?? {}), outputColumns: settings.pipeline.columns, inputTypes },
+      {
+        path: settings.output.path,
+        inputColumns: declared ?? Object.keys(rows[0] ?? {}),
+        outputColumns: settings.pipeline.columns,
+        inputTypes
+      },
       rows
     )
     for (const note of notes) yield* Effect.logWarning(`${settings.output.path}: ${note}`)
@@ -173,14 +211,20 @@ export const openOutputWriter = (
     const ledger = yield* Ledger
     const outputPath = settings.output.path
     const adapter = sinkFor(settings.output.format)
-    if (adapter === undefined) return yield* new OutputError({ path: outputPath, detail: `no sink named ${settings.output.format}` })
+    if (adapter === undefined)
+      return yield* new OutputError({ path: outputPath, detail: `no sink named ${settings.output.format}` })
     const outputColumns = settings.pipeline.columns
     const vectors = outputColumns.filter((c) => c.type._tag === "vector")
     const { declared, inputTypes } = columns
     const rejects = yield* jsonlFile(settings.rejectsPath)
-    const store = settings.store === undefined ? undefined : yield* openStore(settings.job, settings.store, outputColumns, guard)
+    const store =
+      settings.store === undefined ? undefined : yield* openStore(settings.job, settings.store, outputColumns, guard)
     const toStore = (write: () => void) =>
-      Effect.try({ try: write, catch: (e) => (e instanceof InputChanged ? e : new OutputError({ path: store!.settings.path, detail: (e as Error).message })) })
+      Effect.try({
+        try: write,
+        catch: (e) =>
+          e instanceof InputChanged ? e : new OutputError({ path: store!.settings.path, detail: (e as Error).message })
+      })
     // Every done record passes here once, with its outcome: counted as the ledger's GROUP BY would.
     const countColumn = settings.countColumn
     const counted = new Map<string | null, number>()
@@ -198,7 +242,15 @@ export const openOutputWriter = (
       Effect.suspend(() =>
         sink !== undefined
           ? Effect.succeed(sink)
-          : Effect.tap(adapter.open({ path: outputPath, inputColumns: declared ?? Object.keys(first), outputColumns, inputTypes }), (s) => void (sink = s))
+          : Effect.tap(
+              adapter.open({
+                path: outputPath,
+                inputColumns: declared ?? Object.keys(first),
+                outputColumns,
+                inputTypes
+              }),
+              (s) => void (sink = s)
+            )
       )
 
     const writeDone = (item: SourceRecord, recordKey: string, output: RecordOutput) => {
@@ -206,12 +258,18 @@ export const openOutputWriter = (
       return Effect.flatMap(openSink(item.fields), (out) =>
         vectors.length === 0 && rows.length === 1
           ? out.write({ ...item.fields, ...rows[0] })
-          : Effect.forEach(rows, (row) => Effect.tap(resolveRefs(ledger, vectors, row, outputPath), (resolved) => out.write({ ...item.fields, ...resolved }))).pipe(
+          : Effect.forEach(rows, (row) =>
+              Effect.tap(resolveRefs(ledger, vectors, row, outputPath), (resolved) =>
+                out.write({ ...item.fields, ...resolved })
+              )
+            ).pipe(
               Effect.flatMap((resolved) =>
                 store === undefined
                   ? Effect.void
                   : toStore(() =>
-                      store.writer.put(recordKey, storeHash(output.keys, rows, item.fields, store.settings), () => storeRows(resolved, item.fields, store.vector, store.settings))
+                      store.writer.put(recordKey, storeHash(output.keys, rows, item.fields, store.settings), () =>
+                        storeRows(resolved, item.fields, store.vector, store.settings)
+                      )
                     )
               )
             )
@@ -225,35 +283,65 @@ export const openOutputWriter = (
     const firstLines = new Map<string, number>()
     const rejectOf = (item: SourceRecord, stored: Option.Option<StoredRecord>) => {
       if (Option.isNone(stored)) notProcessedRows++
-      const info = Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
+      const info =
+        Option.isSome(stored) && stored.value.outcome._tag === "Failed" ? stored.value.outcome.error : notProcessed
       const key = Option.isSome(stored) ? stored.value.key : undefined
-      return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: info.stage, status: info.status, reason: info.message, attempts: info.attempts })
+      return rejects.write({
+        ordinal: item.ordinal,
+        line: item.line,
+        key,
+        stage: info.stage,
+        status: info.status,
+        reason: info.message,
+        attempts: info.attempts
+      })
     }
 
     /** One input row, joined with its outcome (or its absence): to the sink, the store or the rejects file. */
     const writeItem = (item: SourceRecord, stored: Option.Option<StoredRecord>) => {
       const key = Option.isSome(stored) ? stored.value.key : undefined
       const duplicate = key === undefined ? undefined : duplicates.get(key)
-      if (key !== undefined && duplicate !== undefined && duplicate.first === item.ordinal) firstLines.set(key, item.line)
+      if (key !== undefined && duplicate !== undefined && duplicate.first === item.ordinal)
+        firstLines.set(key, item.line)
       if (key !== undefined && duplicate !== undefined && duplicate.first !== item.ordinal && store !== undefined) {
         // The store is keyed by id: a later record with the same id would replace the first one's vectors.
         duplicateRejects++
         const first = firstLines.get(key)
-        return rejects.write({ ordinal: item.ordinal, line: item.line, key, stage: "store", status: "duplicate id", reason: `duplicate id ${key} (first at line ${first ?? "?"}): the store keeps the first record with an id`, attempts: 0 })
+        return rejects.write({
+          ordinal: item.ordinal,
+          line: item.line,
+          key,
+          stage: "store",
+          status: "duplicate id",
+          reason: `duplicate id ${key} (first at line ${first ?? "?"}): the store keeps the first record with an id`,
+          attempts: 0
+        })
       }
-      if (Option.isSome(stored) && stored.value.outcome._tag === "Done") return writeDone(item, stored.value.key, stored.value.outcome.output)
+      if (Option.isSome(stored) && stored.value.outcome._tag === "Done")
+        return writeDone(item, stored.value.key, stored.value.outcome.output)
       // A record that failed this run is still in the source: its vectors stay.
       if (store !== undefined && Option.isSome(stored)) {
         const key = stored.value.key
-        return Effect.zipRight(toStore(() => store.writer.keep(key)), rejectOf(item, Option.some(stored.value)))
+        return Effect.zipRight(
+          toStore(() => store.writer.keep(key)),
+          rejectOf(item, Option.some(stored.value))
+        )
       }
       return rejectOf(item, stored)
     }
     /** Rows that need nothing but the sink (one row, no vectors), written together. */
     const writePlain = (first: Row, rows: ReadonlyArray<Row>) =>
-      Effect.flatMap(openSink(first), (out) => (out.writeRows !== undefined ? out.writeRows(rows) : Effect.forEach(rows, out.write, { discard: true })))
+      Effect.flatMap(openSink(first), (out) =>
+        out.writeRows !== undefined ? out.writeRows(rows) : Effect.forEach(rows, out.write, { discard: true })
+      )
     const plainRow = (item: SourceRecord, stored: StoredRecord | undefined): Row | undefined => {
-      if (stored === undefined || stored.outcome._tag !== "Done" || vectors.length > 0 || stored.outcome.output.rows.length !== 1) return undefined
+      if (
+        stored === undefined ||
+        stored.outcome._tag !== "Done" ||
+        vectors.length > 0 ||
+        stored.outcome.output.rows.length !== 1
+      )
+        return undefined
       if (duplicates.size > 0 && duplicates.has(stored.key)) return undefined
       return { ...item.fields, ...stored.outcome.output.rows[0] }
     }
@@ -271,11 +359,21 @@ export const openOutputWriter = (
       let next = 0
       for (const item of items) {
         if (item._tag === "Reject") {
-          steps.push(rejects.write({ ordinal: item.ordinal, line: item.line, stage: "read", status: "unreadable", reason: item.reason, raw: item.raw }))
+          steps.push(
+            rejects.write({
+              ordinal: item.ordinal,
+              line: item.line,
+              stage: "read",
+              status: "unreadable",
+              reason: item.reason,
+              raw: item.raw
+            })
+          )
           continue
         }
         const stored = outcomes[next++]
-        if (countColumn !== undefined && stored !== undefined && stored.outcome._tag === "Done") count(stored.outcome.output)
+        if (countColumn !== undefined && stored !== undefined && stored.outcome._tag === "Done")
+          count(stored.outcome.output)
         if (stored !== undefined) for (const t of tallies) t.add(item.fields, stored)
         const row = plainRow(item, stored)
         if (row !== undefined) {
@@ -295,13 +393,25 @@ export const openOutputWriter = (
       if (guard !== undefined) yield* guard.verify
       // The store first: one that cannot take its last batch (disk full) fails the run before the
       // output and rejects replace the previous ones.
-      const storeChanges = store === undefined ? undefined : yield* Effect.try({ try: () => store.writer.commit(), catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message }) })
+      const storeChanges =
+        store === undefined
+          ? undefined
+          : yield* Effect.try({
+              try: () => store.writer.commit(),
+              catch: (e) => new OutputError({ path: store.settings.path, detail: (e as Error).message })
+            })
       const out = yield* openSink({})
       yield* out.commit
       yield* rejects.commit
       for (const t of tallies) t.commit()
-      const columnCounts = countColumn === undefined ? {} : { columnCounts: [...counted].map(([value, n]) => ({ value, n })) }
-      return { notProcessed: notProcessedRows, duplicateRejects, ...columnCounts, ...(storeChanges !== undefined ? { store: storeChanges } : {}) }
+      const columnCounts =
+        countColumn === undefined ? {} : { columnCounts: [...counted].map(([value, n]) => ({ value, n })) }
+      return {
+        notProcessed: notProcessedRows,
+        duplicateRejects,
+        ...columnCounts,
+        ...(storeChanges !== undefined ? { store: storeChanges } : {})
+      }
     })
     return { write, commit }
   })
@@ -311,7 +421,10 @@ export const openOutputWriter = (
  * effect beside it (the run's records in ordinal order), into the output writer.
  */
 export const writeOutputs = (
-  settings: Pick<RunSettings, "job" | "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn" | "tallies">,
+  settings: Pick<
+    RunSettings,
+    "job" | "source" | "output" | "pipeline" | "rejectsPath" | "store" | "countColumn" | "tallies"
+  >,
   runId: number,
   guard?: InputGuard,
   duplicates: ReadonlyMap<string, { readonly first: number }> = new Map()
@@ -319,7 +432,10 @@ export const writeOutputs = (
   Effect.scoped(
     Effect.gen(function* () {
       const ledger = yield* Ledger
-      const columns = { declared: yield* sourceColumns(settings.source), inputTypes: yield* sourceTypes(settings.source) }
+      const columns = {
+        declared: yield* sourceColumns(settings.source),
+        inputTypes: yield* sourceTypes(settings.source)
+      }
       const writer = yield* openOutputWriter(settings, columns, guard, duplicates)
       const outcomesOf = outcomesReader(ledger, runId)
       yield* settings.source.items().pipe(

@@ -59,7 +59,12 @@ export interface Tally {
   codePoints: number
 }
 
-export const planJob = (pipeline: Pipeline, source: Source, origin: string | undefined, rpm: Readonly<Record<string, number>>) =>
+export const planJob = (
+  pipeline: Pipeline,
+  source: Source,
+  origin: string | undefined,
+  rpm: Readonly<Record<string, number>>
+) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const tallies = new Map<string, Tally>()
@@ -69,7 +74,11 @@ export const planJob = (pipeline: Pipeline, source: Source, origin: string | und
     const tallyFor = (stage: string, endpoint: string, model: string) => {
       const k = `${stage}\u0000${endpoint}\u0000${model}`
       let t = tallies.get(k)
-      if (t === undefined) tallies.set(k, (t = { stage, endpoint, model, records: 0, assumed: 0, cached: 0, toSend: 0, tokens: 0, codePoints: 0 }))
+      if (t === undefined)
+        tallies.set(
+          k,
+          (t = { stage, endpoint, model, records: 0, assumed: 0, cached: 0, toSend: 0, tokens: 0, codePoints: 0 })
+        )
       return t
     }
 
@@ -142,6 +151,11 @@ export const planJob = (pipeline: Pipeline, source: Source, origin: string | und
       return { model, requests, rpm: limit, minutes: limit === undefined ? undefined : requests / limit }
     })
     const known = models.filter((m) => m.requests > 0)
-    const minutes = known.length === 0 ? 0 : known.every((m) => m.minutes !== undefined) ? Math.max(...known.map((m) => m.minutes!)) : undefined
+    const minutes =
+      known.length === 0
+        ? 0
+        : known.every((m) => m.minutes !== undefined)
+          ? Math.max(...known.map((m) => m.minutes!))
+          : undefined
     return { records, unreadable, rows, inputErrors, models, minutes } satisfies Plan
   })

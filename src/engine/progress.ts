@@ -73,11 +73,19 @@ interface Part {
 const parts = (s: ProgressSnapshot): Array<Part> => {
   const c = s.counters
   const elapsed = formatDuration((s.now - s.phaseStartedAt) / 1000)
-  if (s.phase === "reading") return [{ text: "reading input", rank: 0 }, { text: elapsed, rank: 1 }]
+  if (s.phase === "reading")
+    return [
+      { text: "reading input", rank: 0 },
+      { text: elapsed, rank: 1 }
+    ]
   const total = c.total > 0 ? `${c.totalIsEstimate ? "~" : ""}${count(c.total)}` : "?"
   if (s.phase === "writing") {
     const rows = c.total > 0 ? `${count(s.written)}/${count(c.total + c.readRejects)} rows` : `${count(s.written)} rows`
-    return [{ text: "writing output", rank: 0 }, { text: rows, rank: 0 }, { text: elapsed, rank: 1 }]
+    return [
+      { text: "writing output", rank: 0 },
+      { text: rows, rank: 0 },
+      { text: elapsed, rank: 1 }
+    ]
   }
   const rate = progressRate(s)
   const eta = progressEta(s)
@@ -128,7 +136,12 @@ export const renderProgress = (s: ProgressSnapshot, width?: number): string => {
   // Room kept for the ETA and rate that appear after the first second, so the bar does not come and go.
   const pending = s.phase === "processing" && progressRate(s) === undefined ? " · ETA 00m00s · 00.0 rec/s".length : 0
   const room = max - line.length - 1 - pending
-  if ((s.phase === "processing" || s.phase === "stopping") && c.total > 0 && kept.length === all.length && room >= BAR_MIN) {
+  if (
+    (s.phase === "processing" || s.phase === "stopping") &&
+    c.total > 0 &&
+    kept.length === all.length &&
+    room >= BAR_MIN
+  ) {
     // Where the counters end: after the phase and the done/total part.
     const head = `${kept[0]!.text} · ${kept[1]!.text}`
     line = `${head} ${bar((c.done + c.failed) / c.total, Math.min(BAR_MAX, room))}${line.slice(head.length)}`
@@ -201,7 +214,17 @@ export const reportProgress = (stats: RunStats, options: ProgressOptions) =>
             Effect.annotateLogs({
               event: "progress",
               phase: s.phase,
-              counters: { total: c.total, done: c.done, failed: c.failed, skipped: c.skipped, requests: c.requests, cacheHits: c.cacheHits, retries: c.retries, rateLimited: c.rateLimited, tokens: c.tokens }
+              counters: {
+                total: c.total,
+                done: c.done,
+                failed: c.failed,
+                skipped: c.skipped,
+                requests: c.requests,
+                cacheHits: c.cacheHits,
+                retries: c.retries,
+                rateLimited: c.rateLimited,
+                tokens: c.tokens
+              }
             })
           )
         }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(250))))
@@ -211,14 +234,18 @@ export const reportProgress = (stats: RunStats, options: ProgressOptions) =>
     const columns = options.columns ?? (() => process.stderr.columns)
     yield* Effect.addFinalizer(() => Effect.sync(() => statusLine.clear()))
     yield* Effect.forkScoped(
-      Effect.sync(() => statusLine.draw(renderProgress(snapshot(), columns() ?? 80))).pipe(Effect.repeat(Schedule.spaced(Duration.millis(250))))
+      Effect.sync(() => statusLine.draw(renderProgress(snapshot(), columns() ?? 80))).pipe(
+        Effect.repeat(Schedule.spaced(Duration.millis(250)))
+      )
     )
   })
 
 /** The run's closing counters. */
 export const summaryLine = (stats: RunStats, options: { readonly cache: boolean } = { cache: true }) => {
   const c = stats.snapshot()
-  const stages = Object.entries(c.stages).map(([k, v]) => `, ${k.replaceAll("_", " ")} ${v}`).join("")
+  const stages = Object.entries(c.stages)
+    .map(([k, v]) => `, ${k.replaceAll("_", " ")} ${v}`)
+    .join("")
   const total = c.total > 0 ? `${c.totalIsEstimate ? "~" : ""}${c.total}` : "?"
   const cache = options.cache ? `, cache hits ${c.cacheHits}` : ""
   return `${c.done + c.failed}/${total} records (${c.failed} failed, ${c.skipped} already done); requests ${c.requests}${cache}, retries ${c.retries}, 429s ${c.rateLimited}${stages}`

@@ -31,7 +31,13 @@ export interface OpenedRun {
  * Resuming would mix answers from two origins (the emulator and the service, or two services): the
  * run has records done with its origin's answers. `command`: the command line that starts afresh.
  */
-export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly runId: number; readonly was: string; readonly now: string; readonly done: number; readonly command?: string | undefined }> {
+export class OriginChanged extends Data.TaggedError("OriginChanged")<{
+  readonly runId: number
+  readonly was: string
+  readonly now: string
+  readonly done: number
+  readonly command?: string | undefined
+}> {
   /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
   get exitCode() {
     return ExitCode.invalid
@@ -44,7 +50,10 @@ export class OriginChanged extends Data.TaggedError("OriginChanged")<{ readonly 
 }
 
 /** `retry` of a run that cannot be reopened (another job's, unknown, or its input changed). */
-export class CannotReopen extends Data.TaggedError("CannotReopen")<{ readonly runId: number; readonly detail: string }> {
+export class CannotReopen extends Data.TaggedError("CannotReopen")<{
+  readonly runId: number
+  readonly detail: string
+}> {
   /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
   get exitCode() {
     return ExitCode.invalid
@@ -55,28 +64,54 @@ export class CannotReopen extends Data.TaggedError("CannotReopen")<{ readonly ru
 }
 
 /** A run is resumed when the job's last run is unfinished and read the same input. */
-export const isResumable = (last: Run, fingerprint: string) => last.status !== "finished" && last.fingerprint === fingerprint
+export const isResumable = (last: Run, fingerprint: string) =>
+  last.status !== "finished" && last.fingerprint === fingerprint
 
 /** `newRunCommand`: the command line that would start a new run, quoted in OriginChanged. */
-export const openRun = (job: string, fingerprint: string, stats: RunStats, service: string | undefined, forceNew = false, reopen?: number, newRunCommand?: string) =>
+export const openRun = (
+  job: string,
+  fingerprint: string,
+  stats: RunStats,
+  service: string | undefined,
+  forceNew = false,
+  reopen?: number,
+  newRunCommand?: string
+) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const previous = yield* ledger.lastRun(job)
     // `retry`: a given run, finished or not, reopened to ask its failed records again.
     const reopened = reopen === undefined ? Option.none() : yield* ledger.run(reopen)
     if (reopen !== undefined) {
-      if (Option.isNone(reopened) || reopened.value.job !== job) return yield* new CannotReopen({ runId: reopen, detail: `no run ${reopen} of job ${job} in the ledger` })
+      if (Option.isNone(reopened) || reopened.value.job !== job)
+        return yield* new CannotReopen({ runId: reopen, detail: `no run ${reopen} of job ${job} in the ledger` })
       if (reopened.value.fingerprint !== fingerprint) {
-        return yield* new CannotReopen({ runId: reopen, detail: "the input has changed since that run; run the job instead (answers are reused)" })
+        return yield* new CannotReopen({
+          runId: reopen,
+          detail: "the input has changed since that run; run the job instead (answers are reused)"
+        })
       }
     }
-    const resume = reopen !== undefined ? reopened : Option.filter(previous, (last) => !forceNew && isResumable(last, fingerprint))
+    const resume =
+      reopen !== undefined ? reopened : Option.filter(previous, (last) => !forceNew && isResumable(last, fingerprint))
     let movedFrom: string | undefined
-    if (Option.isSome(resume) && service !== undefined && resume.value.service !== null && resume.value.service !== service) {
+    if (
+      Option.isSome(resume) &&
+      service !== undefined &&
+      resume.value.service !== null &&
+      resume.value.service !== service
+    ) {
       // A run with no record done holds nothing of its origin (e.g. aborted against a wrong URL):
       // it may go on against the new one, which the failed records are asked of again.
       const { done } = yield* ledger.counts(resume.value.id)
-      if (done > 0) return yield* new OriginChanged({ runId: resume.value.id, was: resume.value.service, now: service, done, command: newRunCommand })
+      if (done > 0)
+        return yield* new OriginChanged({
+          runId: resume.value.id,
+          was: resume.value.service,
+          now: service,
+          done,
+          command: newRunCommand
+        })
       movedFrom = resume.value.service
     }
     const runId = Option.isSome(resume) ? resume.value.id : yield* ledger.startRun(job, fingerprint)
@@ -98,7 +133,12 @@ export const openRun = (job: string, fingerprint: string, stats: RunStats, servi
  * Flushes the ledger, then records the run's status and statistics; returns its record counts
  * (`counts`: already counted since the last record was written, so not counted again).
  */
-export const closeRun = (runId: number, status: RunStatus, stats: RunStats, counts?: { readonly done: number; readonly failed: number }) =>
+export const closeRun = (
+  runId: number,
+  status: RunStatus,
+  stats: RunStats,
+  counts?: { readonly done: number; readonly failed: number }
+) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     yield* ledger.flush

@@ -166,4 +166,3 @@ export const discoveredRateLines = (rates: RunStatsSnapshot["rates"]): Array<str
             `pin it with limits.rpm: { ${model}: ${Math.floor(r.rpm * 0.95)} } (5% under, so a pinned run meets no 429)`
         ]
   )
-

@@ -91,7 +91,12 @@ export interface RunSummary {
   /** Rows of a finished run's input without an outcome (in the rejects file as "not processed"). */
   readonly notProcessed?: number
   /** Records whose id an earlier record of the input has; with a store, `rejected` of them went to the rejects file. */
-  readonly duplicates?: { readonly ids: number; readonly records: number; readonly rejected: number; readonly examples: ReadonlyArray<string> }
+  readonly duplicates?: {
+    readonly ids: number
+    readonly records: number
+    readonly rejected: number
+    readonly examples: ReadonlyArray<string>
+  }
   readonly abortReason?: string
   readonly outputPath?: string
   readonly rejectsPath?: string
@@ -121,15 +126,28 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     yield* checkOutput(settings)
     // Partial outputs left by a killed earlier invocation (`<output>.tmp-<pid>`): removed now, not at the end.
     for (const path of [settings.output.path, settings.rejectsPath]) {
-      for (const t of removeStaleTemps(path)) yield* Effect.logInfo(`removed ${t.path} (${t.bytes} bytes), a partial output left by a process that is gone`)
+      for (const t of removeStaleTemps(path))
+        yield* Effect.logInfo(`removed ${t.path} (${t.bytes} bytes), a partial output left by a process that is gone`)
     }
-    const run = yield* openRun(settings.job, settings.fingerprint, stats, settings.service, settings.newRun === true, settings.reopen, settings.newRunCommand)
+    const run = yield* openRun(
+      settings.job,
+      settings.fingerprint,
+      stats,
+      settings.service,
+      settings.newRun === true,
+      settings.reopen,
+      settings.newRunCommand
+    )
     const { runId, resumed } = run
     // A failure from here on (an output or the ledger not written) leaves the run interrupted, not
     // running. Added before the heartbeat: finalizers run in reverse, so the heartbeat stops first.
-    yield* Effect.addFinalizer((exit) => (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? markInterrupted(runId, stats) : Effect.void))
+    yield* Effect.addFinalizer((exit) =>
+      Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? markInterrupted(runId, stats) : Effect.void
+    )
     if (run.movedFrom !== undefined) {
-      yield* Effect.logInfo(`run ${runId} had no record done against ${run.movedFrom}: resumed against ${settings.service}, now its origin; its failed records are asked again`)
+      yield* Effect.logInfo(
+        `run ${runId} had no record done against ${run.movedFrom}: resumed against ${settings.service}, now its origin; its failed records are asked again`
+      )
     }
     if (resumed) {
       const earlier = yield* ledger.counts(runId)
@@ -139,20 +157,37 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     // The statistics saved every few seconds while the run goes, for `svc-batch status` in another
     // terminal; stopped before the run is closed, so a late save never overwrites the final status.
     const heartbeat = yield* Effect.forkScoped(
-      Effect.suspend(() => ledger.setRun(runId, "running", stats.totals())).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(2))), Effect.delay(Duration.seconds(2)))
+      Effect.suspend(() => ledger.setRun(runId, "running", stats.totals())).pipe(
+        Effect.repeat(Schedule.spaced(Duration.seconds(2))),
+        Effect.delay(Duration.seconds(2))
+      )
     )
-    const close = (status: "aborted" | "interrupted" | "finished", counts?: { readonly done: number; readonly failed: number }) =>
-      Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats, counts))
+    const close = (
+      status: "aborted" | "interrupted" | "finished",
+      counts?: { readonly done: number; readonly failed: number }
+    ) => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats, counts))
     const budget = yield* makeRequestBudget(settings.maxRequests)
     // The output written as records finish, when the sink allows it (see openInlineOutput).
     const declared = yield* sourceColumns(settings.source)
     const knownTypes = settings.source.inputTypes !== undefined
     const guard = makeInputGuard(settings.source.path, settings.fingerprint)
-    const inline = inlineOutputFits(settings, declared, knownTypes) ? yield* openInlineOutput(settings, declared, guard) : undefined
+    const inline = inlineOutputFits(settings, declared, knownTypes)
+      ? yield* openInlineOutput(settings, declared, guard)
+      : undefined
     // The failures of a run moved to another origin were the other's (a wrong URL), and those of an
     // aborted run include the abort's streak, whose cause is fixed now: asked again either way.
     const processing = run.movedFrom === undefined && !run.wasAborted ? settings : { ...settings, retryFailed: true }
-    const pass = yield* Effect.either(processingPass(processing, stats, { runId, resumed, startedAt: run.startedAt, budget, inline: inline?.output, declared, knownTypes }))
+    const pass = yield* Effect.either(
+      processingPass(processing, stats, {
+        runId,
+        resumed,
+        startedAt: run.startedAt,
+        budget,
+        inline: inline?.output,
+        declared,
+        knownTypes
+      })
+    )
     const readRejects = stats.snapshot().readRejects
 
     if (pass._tag === "Left") {
@@ -167,7 +202,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const processed = pass.right
     if (processed.stopped) {
       const counts = yield* close("interrupted")
-      return summary({ runId, resumed, status: "interrupted", ...counts, readRejects, ...(processed.budgetSpent ? { budgetSpent: true } : {}) })
+      return summary({
+        runId,
+        resumed,
+        status: "interrupted",
+        ...counts,
+        readRejects,
+        ...(processed.budgetSpent ? { budgetSpent: true } : {})
+      })
     }
     stats.settleTotal()
     yield* ledger.flush
@@ -183,19 +225,27 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const rejectsPath = keepPrevious ? besidePath(settings.rejectsPath, runId) : settings.rejectsPath
     if (keepPrevious) inline?.output.giveUp("every record failed: the output goes beside the previous one")
     const inlineWriter = inline === undefined ? undefined : yield* inline.output.finish
-    if (inline !== undefined && inlineWriter === undefined) yield* Effect.logDebug(`the output is written after processing: ${inline.output.reason()}`)
+    if (inline !== undefined && inlineWriter === undefined)
+      yield* Effect.logDebug(`the output is written after processing: ${inline.output.reason()}`)
     stats.setPhase("writing")
     // Ids are checked only when the job names an id column (generated keys are unique by construction).
-    const duplicates = settings.idField === undefined ? new Map<string, { first: number; count: number }>() : yield* ledger.duplicateKeys(runId)
+    const duplicates =
+      settings.idField === undefined
+        ? new Map<string, { first: number; count: number }>()
+        : yield* ledger.duplicateKeys(runId)
     let written: OutputResult
     if (inline !== undefined && inlineWriter !== undefined) {
       // Written as the run went: committed now (after the input's check, which the commit makes).
-      written = yield* changed(Effect.ensuring(Scope.extend(inlineWriter.commit, inline.scope), Scope.close(inline.scope, Exit.void)))
+      written = yield* changed(
+        Effect.ensuring(Scope.extend(inlineWriter.commit, inline.scope), Scope.close(inline.scope, Exit.void))
+      )
     } else {
       // The output pass joins the input by row number: only right if it is still the file processed.
       yield* changed(guard.verify)
       if (processed.overflow > 0) {
-        yield* Effect.logWarning(`${settings.source.path}: more than ${MAX_COLLECTED_COLUMNS} distinct keys; keys met after that are left out of ${settings.output.format} output columns`)
+        yield* Effect.logWarning(
+          `${settings.source.path}: more than ${MAX_COLLECTED_COLUMNS} distinct keys; keys met after that are left out of ${settings.output.format} output columns`
+        )
       }
       // Counted for the progress line: the output pass reads the source once more.
       const counted: Source = {
@@ -210,7 +260,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
             })
           )
       }
-      written = yield* changed(writeOutputs({ ...settings, source: counted, output: { ...settings.output, path: outputPath }, rejectsPath }, runId, guard, duplicates))
+      written = yield* changed(
+        writeOutputs(
+          { ...settings, source: counted, output: { ...settings.output, path: outputPath }, rejectsPath },
+          runId,
+          guard,
+          duplicates
+        )
+      )
     }
     const counts = yield* close("finished", before)
     return summary({
@@ -220,7 +277,12 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       ...counts,
       readRejects,
       notProcessed: written.notProcessed,
-      duplicates: { ids: duplicates.size, records: [...duplicates.values()].reduce((n, d) => n + d.count - 1, 0), rejected: written.duplicateRejects, examples: [...duplicates.keys()].slice(0, 3) },
+      duplicates: {
+        ids: duplicates.size,
+        records: [...duplicates.values()].reduce((n, d) => n + d.count - 1, 0),
+        rejected: written.duplicateRejects,
+        examples: [...duplicates.keys()].slice(0, 3)
+      },
       outputPath,
       rejectsPath,
       ...(written.store ? { store: written.store } : {}),

@@ -46,21 +46,27 @@ export interface AtomicTextFile {
 }
 
 /** Creates the folder and the temporary file; removes the temporary file unless committed. */
-export const atomicPath = (path: string): Effect.Effect<{ readonly tmp: string; readonly committed: () => void }, SinkError, Scope.Scope> =>
+export const atomicPath = (
+  path: string
+): Effect.Effect<{ readonly tmp: string; readonly committed: () => void }, SinkError, Scope.Scope> =>
   Effect.zipRight(
     Effect.suspend(() =>
-      Effect.forEach(removeStaleTemps(path), (t) => Effect.logInfo(`removed ${t.path} (${t.bytes} bytes), a partial output left by a process that is gone`), { discard: true })
+      Effect.forEach(
+        removeStaleTemps(path),
+        (t) => Effect.logInfo(`removed ${t.path} (${t.bytes} bytes), a partial output left by a process that is gone`),
+        { discard: true }
+      )
     ),
     Effect.acquireRelease(
-    Effect.try({
-      try: () => {
-        mkdirSync(dirname(path), { recursive: true })
-        let done = false
-        return { tmp: tempPath(path), committed: () => void (done = true), isDone: () => done }
-      },
-      catch: (e) => new SinkError({ path, detail: (e as Error).message })
-    }),
-    (f) => Effect.sync(() => (f.isDone() ? undefined : rmSync(f.tmp, { force: true })))
+      Effect.try({
+        try: () => {
+          mkdirSync(dirname(path), { recursive: true })
+          let done = false
+          return { tmp: tempPath(path), committed: () => void (done = true), isDone: () => done }
+        },
+        catch: (e) => new SinkError({ path, detail: (e as Error).message })
+      }),
+      (f) => Effect.sync(() => (f.isDone() ? undefined : rmSync(f.tmp, { force: true })))
     )
   )
 

@@ -15,8 +15,13 @@ import { Transform } from "node:stream"
 
 /** A broken quote when the job asked to stop on one (`input.unclosedQuote: stop`). */
 export class UnclosedQuote extends Error {
-  constructor(readonly line: number, why: string) {
-    super(`the quote opened on line ${line} ${why}; the run stops there (input.unclosedQuote: stop) — fix that row, or set input.unclosedQuote: reject to reject it and read on`)
+  constructor(
+    readonly line: number,
+    why: string
+  ) {
+    super(
+      `the quote opened on line ${line} ${why}; the run stops there (input.unclosedQuote: stop) — fix that row, or set input.unclosedQuote: reject to reject it and read on`
+    )
     this.name = "UnclosedQuote"
   }
 }
@@ -67,7 +72,8 @@ const scanLine = (text: string, inQuotes: boolean): Scanned => {
       quoted = true
     } else {
       // (The last 40 characters before it: enough to find it in the line.)
-      if (c === QUOTE && stray === undefined) stray = `${i - fieldBegin > 40 ? "…" : ""}${text.slice(Math.max(fieldBegin, i - 40), i)}`
+      if (c === QUOTE && stray === undefined)
+        stray = `${i - fieldBegin > 40 ? "…" : ""}${text.slice(Math.max(fieldBegin, i - 40), i)}`
       fieldStart = text[i] === ","
       if (fieldStart) fieldBegin = i + 1
     }
@@ -75,7 +81,10 @@ const scanLine = (text: string, inQuotes: boolean): Scanned => {
   return stray === undefined ? { inQuotes: quoted } : { inQuotes: quoted, stray }
 }
 
-export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "stop" = "reject"): { readonly transform: Transform; readonly brokenRow: BrokenRows } => {
+export const csvResync = (
+  maxRecordChars: number,
+  unclosedQuote: "reject" | "stop" = "reject"
+): { readonly transform: Transform; readonly brokenRow: BrokenRows } => {
   const broken = new Map<string, BrokenRow>()
   let nextId = 0
   const decoder = new StringDecoder("utf8")
@@ -98,16 +107,30 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
    */
   const marker = (line: number, lines: ReadonlyArray<string>, reason: string): string => {
     const id = `${nextId++}`
-    broken.set(id, { line, reason, raw: lines.join("").replace(/\r?\n$/, "").slice(0, 2000) })
+    broken.set(id, {
+      line,
+      reason,
+      raw: lines
+        .join("")
+        .replace(/\r?\n$/, "")
+        .slice(0, 2000)
+    })
     const eol = crlf ? "\r\n" : "\n"
     if (lines.length === 1) return `${MARKER}${id}${eol}`
-    const breaks = lines.slice(0, -1).map((l) => (l.endsWith("\r\n") ? "\r\n" : "\n")).join("")
+    const breaks = lines
+      .slice(0, -1)
+      .map((l) => (l.endsWith("\r\n") ? "\r\n" : "\n"))
+      .join("")
     return `"${MARKER}${id}${breaks}"${eol}`
   }
   /** `why`: what is wrong with the quote opened on `line`. */
   const rejectLine = (line: number, text: string, why: string): string => {
     if (unclosedQuote === "stop") throw new UnclosedQuote(line, why)
-    return marker(line, [text], `the quote opened on line ${line} ${why}; the row is rejected and reading resumes on line ${line + 1}`)
+    return marker(
+      line,
+      [text],
+      `the quote opened on line ${line} ${why}; the row is rejected and reading resumes on line ${line + 1}`
+    )
   }
   // The first quote inside an unquoted field of the record being read (csv-parse would skip the
   // row, its reject holding the row only up to that quote): the row is rejected here, whole.
@@ -130,12 +153,11 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
       recordChars += text.length
       if ("error" in scanned || (!end && recordChars > maxRecordChars)) {
         // Said of the line where the quote opened: where the quoting broke, when on a later line.
-        const why =
-          !("error" in scanned)
-            ? `is not closed properly (no closing quote within ${maxRecordChars} characters)`
-            : line === start
-              ? `is not closed properly (${scanned.error})`
-              : `is not closed properly (it runs on to line ${line}, where ${scanned.error})`
+        const why = !("error" in scanned)
+          ? `is not closed properly (no closing quote within ${maxRecordChars} characters)`
+          : line === start
+            ? `is not closed properly (${scanned.error})`
+            : `is not closed properly (it runs on to line ${line}, where ${scanned.error})`
         const lines = [...record, text]
         out += rejectLine(start, lines[0]!, why)
         // Everything after the broken line is read again as if the bad quote were not there.
@@ -152,9 +174,14 @@ export const csvResync = (maxRecordChars: number, unclosedQuote: "reject" | "sto
       inQuotes = scanned.inQuotes
       if (scanned.stray !== undefined) stray ??= { line, before: scanned.stray }
       if (end) {
-        out += stray === undefined
-          ? record.join("")
-          : marker(start, record, `a quote inside an unquoted field on line ${stray.line} (after ${JSON.stringify(stray.before)}): quote the whole field and double the quotes in it; the row is rejected`)
+        out +=
+          stray === undefined
+            ? record.join("")
+            : marker(
+                start,
+                record,
+                `a quote inside an unquoted field on line ${stray.line} (after ${JSON.stringify(stray.before)}): quote the whole field and double the quotes in it; the row is rejected`
+              )
         record = []
         recordChars = 0
         stray = undefined

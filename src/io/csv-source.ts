@@ -87,13 +87,23 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
         type Row = { record: Record<string, string>; raw: string; line: number; info: { error?: Error } }
         const rows = Stream.fromAsyncIterable(
           parser as AsyncIterable<Row>,
-          (e) => new SourceError({ path, detail: e instanceof UnclosedQuote ? e.message : `cannot read CSV: ${(e as Error).message}` })
+          (e) =>
+            new SourceError({
+              path,
+              detail: e instanceof UnclosedQuote ? e.message : `cannot read CSV: ${(e as Error).message}`
+            })
         ).pipe(
           Stream.mapConcat((row): Array<SourceItem> => {
             const items = drainSkipped(row.line)
             const broken = brokenRow(Object.values(row.record)[0])
             if (broken !== undefined) {
-              items.push({ _tag: "Reject", ordinal: ordinal++, line: broken.line, reason: broken.reason, raw: broken.raw })
+              items.push({
+                _tag: "Reject",
+                ordinal: ordinal++,
+                line: broken.line,
+                reason: broken.reason,
+                raw: broken.raw
+              })
               return items
             }
             const body = row.raw.replace(/\r?\n?$/, "")
@@ -103,17 +113,32 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
             if (body === "" && row.info.error) return items
             const undecodable = invalid(row.line, row.line + (body.match(/\n/g)?.length ?? 0), body)
             if (undecodable !== undefined) {
-              items.push({ _tag: "Reject", ordinal: ordinal++, line: row.line, reason: undecodable, raw: body.slice(0, 2000) })
+              items.push({
+                _tag: "Reject",
+                ordinal: ordinal++,
+                line: row.line,
+                reason: undecodable,
+                raw: body.slice(0, 2000)
+              })
             } else if (row.info.error) {
               const reason = row.info.error.message.replace(/ on line \d+$/, "")
-              items.push({ _tag: "Reject", ordinal: ordinal++, line: row.line, reason, raw: row.raw.replace(/\r?\n?$/, "") })
+              items.push({
+                _tag: "Reject",
+                ordinal: ordinal++,
+                line: row.line,
+                reason,
+                raw: row.raw.replace(/\r?\n?$/, "")
+              })
             } else {
               items.push({ _tag: "Record", ordinal: ordinal++, line: row.line, fields: row.record })
             }
             return items
           })
         )
-        return Stream.concat(rows, Stream.suspend(() => Stream.fromIterable(drainSkipped(Number.MAX_SAFE_INTEGER))))
+        return Stream.concat(
+          rows,
+          Stream.suspend(() => Stream.fromIterable(drainSkipped(Number.MAX_SAFE_INTEGER)))
+        )
       })
   }
 }

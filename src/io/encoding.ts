@@ -71,7 +71,12 @@ const utf8Checker = (invalidLines: Set<number>) => {
 }
 
 /** `header`: only the first line is read (a CSV header), not the whole file. */
-export const openDecoded = (path: string, encoding: Encoding, highWaterMark = 256 * 1024, header = false): DecodedInput => {
+export const openDecoded = (
+  path: string,
+  encoding: Encoding,
+  highWaterMark = 256 * 1024,
+  header = false
+): DecodedInput => {
   traceRead(header ? "header" : "records", path)
   const file = createReadStream(path, { highWaterMark })
   if (encoding === "utf-8") {
@@ -82,18 +87,25 @@ export const openDecoded = (path: string, encoding: Encoding, highWaterMark = 25
       stream: file.pipe(checker),
       invalid: (first, last) => {
         if (invalidLines.size === 0) return undefined
-        for (let l = first; l <= last; l++) if (invalidLines.has(l)) return `invalid UTF-8 on line ${l} (set input.encoding if the file is in another encoding)`
+        for (let l = first; l <= last; l++)
+          if (invalidLines.has(l))
+            return `invalid UTF-8 on line ${l} (set input.encoding if the file is in another encoding)`
         return undefined
       }
     }
   }
   const decoder = loadIconv().decodeStream(encoding)
-  const toUtf8 = new Transform({ transform: (text: string | Buffer, _e, done) => done(null, typeof text === "string" ? Buffer.from(text, "utf8") : text) })
+  const toUtf8 = new Transform({
+    transform: (text: string | Buffer, _e, done) =>
+      done(null, typeof text === "string" ? Buffer.from(text, "utf8") : text)
+  })
   file.on("error", (e) => toUtf8.destroy(e))
   decoder.on("error", (e) => toUtf8.destroy(e))
   return {
     stream: file.pipe(decoder).pipe(toUtf8),
     invalid: (first, last, text) =>
-      encoding !== "latin1" && text.includes("\uFFFD") ? `bytes that are not valid ${encoding} on line${first === last ? ` ${first}` : `s ${first}–${last}`}` : undefined
+      encoding !== "latin1" && text.includes("\uFFFD")
+        ? `bytes that are not valid ${encoding} on line${first === last ? ` ${first}` : `s ${first}–${last}`}`
+        : undefined
   }
 }

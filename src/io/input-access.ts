@@ -32,11 +32,20 @@ export const checkReadable = (path: string): Effect.Effect<void, SourceError> =>
     catch: (e) => new SourceError({ path, detail: `cannot read the input: ${reason(e)}` })
   })
 
-export const fingerprintInput = (path: string, options: { readonly quoted?: boolean; readonly skipBlank?: boolean } = {}) =>
-  Effect.tryPromise({ try: () => fingerprintFile(path, options), catch: (e) => new SourceError({ path, detail: `cannot read the input: ${reason(e)}` }) })
+export const fingerprintInput = (
+  path: string,
+  options: { readonly quoted?: boolean; readonly skipBlank?: boolean } = {}
+) =>
+  Effect.tryPromise({
+    try: () => fingerprintFile(path, options),
+    catch: (e) => new SourceError({ path, detail: `cannot read the input: ${reason(e)}` })
+  })
 
 export const sourceColumns = (source: Source) =>
-  Effect.tryPromise({ try: () => source.columns(), catch: (e) => new SourceError({ path: source.path, detail: `cannot read the input's columns: ${reason(e)}` }) })
+  Effect.tryPromise({
+    try: () => source.columns(),
+    catch: (e) => new SourceError({ path: source.path, detail: `cannot read the input's columns: ${reason(e)}` })
+  })
 
 export const sourceTypes = (source: Source) =>
   Effect.tryPromise({

@@ -27,16 +27,35 @@ export const jsonlSource = (path: string, encoding: Encoding = DefaultEncoding):
           const trimmed = line === 1 ? text.replace(/^\uFEFF/, "").trim() : text.trim()
           if (trimmed === "") return Option.none()
           const undecodable = input.invalid(line, line, text)
-          if (undecodable !== undefined) return Option.some({ _tag: "Reject", ordinal: ordinal++, line, reason: undecodable, raw: text.slice(0, 2000) })
+          if (undecodable !== undefined)
+            return Option.some({
+              _tag: "Reject",
+              ordinal: ordinal++,
+              line,
+              reason: undecodable,
+              raw: text.slice(0, 2000)
+            })
           let value: unknown
           try {
             value = JSON.parse(trimmed)
           } catch (e) {
-            return Option.some({ _tag: "Reject", ordinal: ordinal++, line, reason: `invalid JSON: ${(e as Error).message}`, raw: text.slice(0, 2000) })
+            return Option.some({
+              _tag: "Reject",
+              ordinal: ordinal++,
+              line,
+              reason: `invalid JSON: ${(e as Error).message}`,
+              raw: text.slice(0, 2000)
+            })
           }
           if (value === null || typeof value !== "object" || Array.isArray(value)) {
             const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
-            return Option.some({ _tag: "Reject", ordinal: ordinal++, line, reason: `expected a JSON object, got ${kind}`, raw: text.slice(0, 2000) })
+            return Option.some({
+              _tag: "Reject",
+              ordinal: ordinal++,
+              line,
+              reason: `expected a JSON object, got ${kind}`,
+              raw: text.slice(0, 2000)
+            })
           }
           return Option.some({ _tag: "Record", ordinal: ordinal++, line, fields: value as Record<string, unknown> })
         })

@@ -58,11 +58,13 @@ const holder = (path: string): Option.Option<LockOwner> => {
   const lock = readLock(path)
   if (lock._tag !== "Owned") return Option.none()
   const { owner, touched } = lock
-  const held = owner.host === hostname() ? owner.pid !== process.pid && processAlive(owner.pid) : Date.now() - touched < STALE_MS
+  const held =
+    owner.host === hostname() ? owner.pid !== process.pid && processAlive(owner.pid) : Date.now() - touched < STALE_MS
   return held ? Option.some(owner) : Option.none()
 }
 
-const describe = (o: LockOwner) => `process ${o.pid}${o.host === hostname() ? "" : ` on ${o.host}`}${o.started ? `, started ${o.started}` : ""}`
+const describe = (o: LockOwner) =>
+  `process ${o.pid}${o.host === hostname() ? "" : ` on ${o.host}`}${o.started ? `, started ${o.started}` : ""}`
 
 /** Takes the lock, or fails with LockHeld naming its owner. */
 const acquire = (path: string) =>
@@ -79,7 +81,8 @@ const acquire = (path: string) =>
   })
 
 /** One attempt at the lock, released (the file removed) with the scope. */
-export const takeLock = (path: string) => Effect.acquireRelease(acquire(path), (p) => Effect.sync(() => rmSync(p, { force: true })))
+export const takeLock = (path: string) =>
+  Effect.acquireRelease(acquire(path), (p) => Effect.sync(() => rmSync(p, { force: true })))
 
 /** Touches the lock every HEARTBEAT for the scope, so that another host sees its owner is alive. */
 export const keepLockAlive = (lock: string) =>

@@ -18,5 +18,14 @@ const lazyParquetSource = (path: string): Source => {
 }
 
 /** `encoding` applies to the text formats; Parquet strings are UTF-8 by the format's definition. */
-export const openSource = (path: string, format: Format, encoding: Encoding = DefaultEncoding, csv: CsvOptions = {}): Source =>
-  format === "csv" ? csvSource(path, encoding, { unclosedQuote: csv.unclosedQuote }) : format === "jsonl" ? jsonlSource(path, encoding) : lazyParquetSource(path)
+export const openSource = (
+  path: string,
+  format: Format,
+  encoding: Encoding = DefaultEncoding,
+  csv: CsvOptions = {}
+): Source =>
+  format === "csv"
+    ? csvSource(path, encoding, { unclosedQuote: csv.unclosedQuote })
+    : format === "jsonl"
+      ? jsonlSource(path, encoding)
+      : lazyParquetSource(path)

@@ -31,7 +31,14 @@ const parsers = {
 }
 
 const hasInvalid = (v: unknown): boolean =>
-  v instanceof InvalidUtf8 || (Array.isArray(v) ? v.some(hasInvalid) : v !== null && typeof v === "object" && !(v instanceof Uint8Array) && !(v instanceof Date) && Object.values(v).some(hasInvalid))
+  v instanceof InvalidUtf8 ||
+  (Array.isArray(v)
+    ? v.some(hasInvalid)
+    : v !== null &&
+      typeof v === "object" &&
+      !(v instanceof Uint8Array) &&
+      !(v instanceof Date) &&
+      Object.values(v).some(hasInvalid))
 
 const replaceInvalid = (v: unknown): unknown =>
   v instanceof InvalidUtf8
@@ -55,7 +62,13 @@ const toItem = (row: Record<string, unknown>, ordinal: number, blobColumns: Read
   const line = ordinal + 1
   if (invalid !== undefined) {
     const raw = JSON.stringify(toPlain(replaceInvalid(row))).slice(0, 2000)
-    return { _tag: "Reject", ordinal, line, reason: `invalid UTF-8 in column${invalid.length > 1 ? "s" : ""} ${invalid.map((c) => JSON.stringify(c)).join(", ")} of row ${line}`, raw }
+    return {
+      _tag: "Reject",
+      ordinal,
+      line,
+      reason: `invalid UTF-8 in column${invalid.length > 1 ? "s" : ""} ${invalid.map((c) => JSON.stringify(c)).join(", ")} of row ${line}`,
+      raw
+    }
   }
   return { _tag: "Record", ordinal, line, fields: toPlain(fixed ?? row) as Record<string, unknown> }
 }
@@ -96,17 +109,21 @@ export const parquetSource = (path: string): Source => {
             // Unannotated BYTE_ARRAY columns (BLOBs): binary, read as text as before.
             const blobColumns = new Set(
               parquetSchema(metadata)
-                .children.filter((c) => c.element.type === "BYTE_ARRAY" && c.element.converted_type === undefined && c.element.logical_type === undefined)
+                .children.filter(
+                  (c) =>
+                    c.element.type === "BYTE_ARRAY" &&
+                    c.element.converted_type === undefined &&
+                    c.element.logical_type === undefined
+                )
                 .map((c) => c.element.name)
             )
             return Stream.fromIterable(groups).pipe(
               Stream.mapEffect(({ start: rowStart, end: rowEnd }) =>
                 Effect.tryPromise({
                   try: () => parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors, parsers }),
-                  catch: (e) => new SourceError({ path, detail: `cannot read rows ${rowStart}–${rowEnd}: ${(e as Error).message}` })
-                }).pipe(
-                  Effect.map((rows) => rows.map((row, i) => toItem(row, rowStart + i, blobColumns)))
-                )
+                  catch: (e) =>
+                    new SourceError({ path, detail: `cannot read rows ${rowStart}–${rowEnd}: ${(e as Error).message}` })
+                }).pipe(Effect.map((rows) => rows.map((row, i) => toItem(row, rowStart + i, blobColumns))))
               ),
               Stream.flattenIterables
             )

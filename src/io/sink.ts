@@ -58,7 +58,10 @@ export interface SinkAdapter {
    * first rows (output columns absent). Gives notes on input columns not written as they are
    * typed in the input. A sink that cannot fail on input values has none.
    */
-  readonly check?: (spec: SinkSpec, sample: ReadonlyArray<Readonly<Record<string, unknown>>>) => Effect.Effect<ReadonlyArray<string>, SinkError>
+  readonly check?: (
+    spec: SinkSpec,
+    sample: ReadonlyArray<Readonly<Record<string, unknown>>>
+  ) => Effect.Effect<ReadonlyArray<string>, SinkError>
 }
 
 /** The output columns that are not already input columns. */
@@ -75,7 +78,11 @@ export const addedColumns = (spec: SinkSpec): ReadonlyArray<Column> => {
  */
 export interface VectorStoreAdapter {
   readonly name: string
-  readonly openWriter: (settings: StoreSettings, dim: number, hooks: { readonly job: string; readonly beforeCommit?: () => void }) => StoreWriter
+  readonly openWriter: (
+    settings: StoreSettings,
+    dim: number,
+    hooks: { readonly job: string; readonly beforeCommit?: () => void }
+  ) => StoreWriter
   /** The `k` rows nearest to `vector`, nearest first. */
   readonly search: (settings: StoreSettings, vector: ReadonlyArray<number>, k: number) => ReadonlyArray<Hit>
   /** Rows in the store's table (0 when there is none yet). */

@@ -22,10 +22,15 @@ export const checkJob = (job: ResolvedJob, pipeline: Pipeline) =>
   Effect.gen(function* () {
     const unusedRpm = unusedRpmModels(job.limits.rpm, pipelineModels(pipeline))
     if (unusedRpm !== undefined) {
-      return yield* job.rpmFromFlag ? new OptionError({ flag: "--rpm", detail: unusedRpm }) : new JobFileError({ file: job.file, detail: `limits.rpm: ${unusedRpm}` })
+      return yield* job.rpmFromFlag
+        ? new OptionError({ flag: "--rpm", detail: unusedRpm })
+        : new JobFileError({ file: job.file, detail: `limits.rpm: ${unusedRpm}` })
     }
     if (sinks[job.output.format] === undefined) {
-      return yield* new JobFileError({ file: job.file, detail: `output.format: unknown sink ${JSON.stringify(job.output.format)} (known: ${Object.keys(sinks).join(", ")})` })
+      return yield* new JobFileError({
+        file: job.file,
+        detail: `output.format: unknown sink ${JSON.stringify(job.output.format)} (known: ${Object.keys(sinks).join(", ")})`
+      })
     }
     if (job.store !== undefined) {
       // A store the pipeline cannot feed is a job error, before any request.
@@ -43,7 +48,10 @@ export const checkJob = (job: ResolvedJob, pipeline: Pipeline) =>
  * (naming the models that are used), or undefined. `*` (every other model) always fits. Unknown
  * when a stage does not declare its models (then nothing is checked).
  */
-export const unusedRpmModels = (rpm: Readonly<Record<string, number>>, used: ReadonlyArray<string> | undefined): string | undefined => {
+export const unusedRpmModels = (
+  rpm: Readonly<Record<string, number>>,
+  used: ReadonlyArray<string> | undefined
+): string | undefined => {
   if (used === undefined) return undefined
   const unused = Object.keys(rpm).filter((model) => model !== "*" && !used.includes(model))
   if (unused.length === 0) return undefined

@@ -8,10 +8,17 @@ import type { Pipeline } from "../pipeline/stage.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { type JobOverrides, resolveJob, type ResolvedJob } from "./resolve-job.ts"
 
-export class JobContext extends Context.Tag("svc-batch/JobContext")<JobContext, { readonly job: ResolvedJob; readonly pipeline: Pipeline }>() {}
+export class JobContext extends Context.Tag("svc-batch/JobContext")<
+  JobContext,
+  { readonly job: ResolvedJob; readonly pipeline: Pipeline }
+>() {}
 
 /** The context of `file` with the command line's overrides. */
-export const jobContext = (file: string, overrides: JobOverrides = {}, options?: { readonly inputMustExist: boolean }) =>
+export const jobContext = (
+  file: string,
+  overrides: JobOverrides = {},
+  options?: { readonly inputMustExist: boolean }
+) =>
   Layer.effect(
     JobContext,
     Effect.gen(function* () {

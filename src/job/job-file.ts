@@ -87,7 +87,9 @@ export const limitFlags: Readonly<Record<keyof typeof LimitOverrides.Type, strin
 }
 
 /** Command-line limits through the job file's Schemas; a refused value names its flag. */
-export const decodeLimitOverrides = (raw: Readonly<Record<string, unknown>>): Either.Either<typeof LimitOverrides.Type, OptionError> =>
+export const decodeLimitOverrides = (
+  raw: Readonly<Record<string, unknown>>
+): Either.Either<typeof LimitOverrides.Type, OptionError> =>
   Either.mapLeft(Schema.decodeUnknownEither(LimitOverrides, { onExcessProperty: "error" })(defined(raw)), (error) => {
     const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
     const key = first?.path[0]
@@ -111,7 +113,12 @@ export const ReportSettings = Schema.Struct({
   fail: Schema.optional(
     Schema.Struct({
       newlyFlagged: Schema.optional(Schema.NonNegativeInt),
-      categories: Schema.optional(Schema.Record({ key: Schema.String.pipe(Schema.pattern(/^T([1-9]|1[0-2])$/, { message: () => "a category code, T1 to T12" })), value: Schema.NonNegativeInt }))
+      categories: Schema.optional(
+        Schema.Record({
+          key: Schema.String.pipe(Schema.pattern(/^T([1-9]|1[0-2])$/, { message: () => "a category code, T1 to T12" })),
+          value: Schema.NonNegativeInt
+        })
+      )
     })
   )
 })
@@ -121,7 +128,9 @@ const defaultReport: ReportSettings = Schema.decodeUnknownSync(ReportSettings)({
 /** How much of its history a job's ledger keeps (applied after every finished run, and by `gc`). */
 const retentionFields = {
   /** Runs whose per-record outcomes are kept (the newest; older runs keep only their statistics). */
-  runs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(2, { message: () => "at least 2: the report compares a run with the previous one" })),
+  runs: Schema.Int.pipe(
+    Schema.greaterThanOrEqualTo(2, { message: () => "at least 2: the report compares a run with the previous one" })
+  ),
   /** Answers no kept record uses are deleted once older than this many days. */
   answerDays: Schema.NonNegativeInt
 }
@@ -134,25 +143,38 @@ export type Retention = typeof Retention.Type
 const defaultRetention: Retention = Schema.decodeUnknownSync(Retention)({})
 
 /** `gc`'s flags for the job's retention: the job file's Schema, so both take the same bounds. */
-const RetentionOverrides = Schema.Struct({ runs: Schema.optional(retentionFields.runs), answerDays: Schema.optional(retentionFields.answerDays) })
+const RetentionOverrides = Schema.Struct({
+  runs: Schema.optional(retentionFields.runs),
+  answerDays: Schema.optional(retentionFields.answerDays)
+})
 const retentionFlags = { runs: "--keep-runs", answerDays: "--answer-days" } as const
 
 /** Command-line retention through the job file's Schemas; a refused value names its flag. */
-export const decodeRetentionOverrides = (raw: { readonly runs?: number | undefined; readonly answerDays?: number | undefined }): Either.Either<typeof RetentionOverrides.Type, OptionError> =>
+export const decodeRetentionOverrides = (raw: {
+  readonly runs?: number | undefined
+  readonly answerDays?: number | undefined
+}): Either.Either<typeof RetentionOverrides.Type, OptionError> =>
   Either.mapLeft(Schema.decodeUnknownEither(RetentionOverrides)(defined(raw)), (error) => {
     const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
     const key = first?.path[0]
-    const flag = typeof key === "string" && key in retentionFlags ? retentionFlags[key as keyof typeof retentionFlags] : "option"
+    const flag =
+      typeof key === "string" && key in retentionFlags ? retentionFlags[key as keyof typeof retentionFlags] : "option"
     return new OptionError({ flag, detail: first?.message ?? String(error) })
   })
 
 /** One entry of `stages:`: `{ <stage type>: { options } }`, exactly one key. */
 const StageEntry = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  Schema.filter((e) => Object.keys(e).length === 1 || `a stage is one key, its type, e.g. "- translate: { fields: [body], to: en }" (got ${Object.keys(e).length} keys)`)
+  Schema.filter(
+    (e) =>
+      Object.keys(e).length === 1 ||
+      `a stage is one key, its type, e.g. "- translate: { fields: [body], to: en }" (got ${Object.keys(e).length} keys)`
+  )
 )
 
 export const JobFile = Schema.Struct({
-  name: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._-]+$/, { message: () => "letters, digits, '.', '_' and '-' only" })),
+  name: Schema.String.pipe(
+    Schema.pattern(/^[A-Za-z0-9._-]+$/, { message: () => "letters, digits, '.', '_' and '-' only" })
+  ),
   description: Schema.optional(Schema.String),
   /** A preset of pipelines/ (with `fields`), or … */
   pipeline: Schema.optional(Schema.NonEmptyString),
@@ -177,7 +199,12 @@ export const JobFile = Schema.Struct({
   /** A vector store kept in step with the source (besides the dataset output). */
   store: Schema.optional(StoreSettings),
   /** A preset's inputs → columns of the input (one or several). */
-  fields: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.minItems(1))) })),
+  fields: Schema.optional(
+    Schema.Record({
+      key: Schema.String,
+      value: Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.minItems(1)))
+    })
+  ),
   limits: Schema.optionalWith(Limits, { default: () => defaultLimits }),
   cache: Schema.optionalWith(CacheMode, { default: () => "read-write" as const }),
   /** The ledger (SQLite) file. */
@@ -190,9 +217,12 @@ export const JobFile = Schema.Struct({
   emulator: Schema.optional(EmulatorKnobs)
 }).pipe(
   Schema.filter((job) => {
-    if (job.pipeline !== undefined && job.stages !== undefined) return { path: ["stages"], message: "give either pipeline (a preset) or stages, not both" }
-    if (job.pipeline === undefined && job.stages === undefined) return { path: ["pipeline"], message: "required: a preset name, or a stages list instead" }
-    if (job.stages !== undefined && job.fields !== undefined) return { path: ["fields"], message: "fields maps a preset's inputs; with stages, each stage names its fields" }
+    if (job.pipeline !== undefined && job.stages !== undefined)
+      return { path: ["stages"], message: "give either pipeline (a preset) or stages, not both" }
+    if (job.pipeline === undefined && job.stages === undefined)
+      return { path: ["pipeline"], message: "required: a preset name, or a stages list instead" }
+    if (job.stages !== undefined && job.fields !== undefined)
+      return { path: ["fields"], message: "fields maps a preset's inputs; with stages, each stage names its fields" }
     return true
   })
 )
@@ -204,9 +234,20 @@ const decode = Schema.decodeUnknownEither(JobFile, { onExcessProperty: "error", 
 export const describeIssues = (error: ParseResult.ParseError, prefix: ReadonlyArray<PropertyKey> = []): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   // An optional section with a bad field also fails the section's "or absent" branch: noise.
-  const useful = issues.filter((i) => !(i.message.startsWith("Expected undefined,") && issues.some((j) => j !== i && j.path.length > i.path.length)))
+  const useful = issues.filter(
+    (i) =>
+      !(i.message.startsWith("Expected undefined,") && issues.some((j) => j !== i && j.path.length > i.path.length))
+  )
   // A value that matches no member of a union fails each member: one line with the allowed values.
-  const lines = new Map<string, { readonly path: string; readonly expected: Array<string>; actual: string | undefined; readonly others: Array<string> }>()
+  const lines = new Map<
+    string,
+    {
+      readonly path: string
+      readonly expected: Array<string>
+      actual: string | undefined
+      readonly others: Array<string>
+    }
+  >()
   for (const i of useful) {
     const path = [...prefix, ...i.path]
     const key = path.length ? path.join(".") : "(top level)"
@@ -221,14 +262,20 @@ export const describeIssues = (error: ParseResult.ParseError, prefix: ReadonlyAr
   return [...lines.values()]
     .flatMap((l) => {
       // An optional field's "or absent" branch is no help for a value that is there.
-      const expected = l.expected.length > 1 || l.others.length > 0 ? l.expected.filter((e) => e !== "undefined") : l.expected
-      return [...(expected.length ? [`${l.path}: Expected ${expected.join(" | ")}, actual ${l.actual}`] : []), ...l.others.map((m) => `${l.path}: ${m}`)]
+      const expected =
+        l.expected.length > 1 || l.others.length > 0 ? l.expected.filter((e) => e !== "undefined") : l.expected
+      return [
+        ...(expected.length ? [`${l.path}: Expected ${expected.join(" | ")}, actual ${l.actual}`] : []),
+        ...l.others.map((m) => `${l.path}: ${m}`)
+      ]
     })
     .join("; ")
 }
 
 /** Reads, parses and validates a job file; every problem names the file and the field. */
-export const loadJobFile = (file: string): Either.Either<{ readonly job: JobFile; readonly dir: string }, JobFileError> => {
+export const loadJobFile = (
+  file: string
+): Either.Either<{ readonly job: JobFile; readonly dir: string }, JobFileError> => {
   let text: string
   try {
     text = readFileSync(file, "utf8")
@@ -240,7 +287,9 @@ export const loadJobFile = (file: string): Either.Either<{ readonly job: JobFile
   try {
     data = json ? JSON.parse(text) : parseYaml(text)
   } catch (e) {
-    return Either.left(new JobFileError({ file, detail: `not valid ${json ? "JSON" : "YAML"}: ${(e as Error).message}` }))
+    return Either.left(
+      new JobFileError({ file, detail: `not valid ${json ? "JSON" : "YAML"}: ${(e as Error).message}` })
+    )
   }
   return Either.match(decode(data), {
     onLeft: (error) => Either.left(new JobFileError({ file, detail: describeIssues(error) })),

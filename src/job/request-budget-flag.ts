@@ -3,4 +3,6 @@ import { Effect } from "effect"
 import { OptionError } from "./job-file.ts"
 
 export const requestBudgetFlag = (n: number | undefined): Effect.Effect<number | undefined, OptionError> =>
-  n !== undefined && n < 1 ? Effect.fail(new OptionError({ flag: "--max-requests", detail: `expected a whole number of 1 or more, got ${n}` })) : Effect.succeed(n)
+  n !== undefined && n < 1
+    ? Effect.fail(new OptionError({ flag: "--max-requests", detail: `expected a whole number of 1 or more, got ${n}` }))
+    : Effect.succeed(n)

@@ -8,7 +8,15 @@ import { basename, dirname, extname, join, resolve } from "node:path"
 import { type Format, formatOf } from "../io/source.ts"
 import { DefaultEncoding, type Encoding } from "../io/encoding.ts"
 import type { StoreSettings } from "../store/vector-store.ts"
-import { type CacheMode, decodeLimitOverrides, type JobFile, JobFileError, type Limits, loadJobFile, OptionError } from "./job-file.ts"
+import {
+  type CacheMode,
+  decodeLimitOverrides,
+  type JobFile,
+  JobFileError,
+  type Limits,
+  loadJobFile,
+  OptionError
+} from "./job-file.ts"
 
 /** What the command line may override in a job. */
 export interface JobOverrides {
@@ -57,7 +65,8 @@ export interface ResolvedJob {
  * `.svc-batch/<name>.ledger.sqlite`. It depends on the job only, never on `--output`: a nightly
  * run pointed at a dated output folder reuses last night's answers.
  */
-export const defaultLedgerPath = (jobDir: string, name: string): string => join(jobDir, ".svc-batch", `${name}.ledger.sqlite`)
+export const defaultLedgerPath = (jobDir: string, name: string): string =>
+  join(jobDir, ".svc-batch", `${name}.ledger.sqlite`)
 
 /**
  * A job file with the command line's overrides applied: paths absolute (a job's relative to its
@@ -70,7 +79,13 @@ export const resolveJob = (
   options: { readonly inputMustExist: boolean } = { inputMustExist: true }
 ): Effect.Effect<ResolvedJob, JobFileError | OptionError> =>
   Effect.gen(function* () {
-    const limits = yield* decodeLimitOverrides({ rpm: overrides.rpm, concurrency: overrides.concurrency, records: overrides.records, maxAttempts: overrides.maxAttempts, graceMs: overrides.graceMs })
+    const limits = yield* decodeLimitOverrides({
+      rpm: overrides.rpm,
+      concurrency: overrides.concurrency,
+      records: overrides.records,
+      maxAttempts: overrides.maxAttempts,
+      graceMs: overrides.graceMs
+    })
     const { job, dir } = yield* loadJobFile(file)
     const fromJob = (path: string) => resolve(dir, path)
     const fromCli = (path: string) => resolve(path)
@@ -78,29 +93,49 @@ export const resolveJob = (
     if (options.inputMustExist && !existsSync(input)) {
       // Blamed on where the path came from: the flag, or the job file.
       const detail = `input file not found: ${input}`
-      return yield* overrides.input !== undefined ? new OptionError({ flag: "--input", detail }) : new JobFileError({ file, detail })
+      return yield* overrides.input !== undefined
+        ? new OptionError({ flag: "--input", detail })
+        : new JobFileError({ file, detail })
     }
     const inputFormat = overrides.inputFormat ?? formatOf(input, job.input.format)
     if (inputFormat === undefined) {
-      return yield* new JobFileError({ file, detail: `${input}: cannot tell the format from the extension; set input.format or --input-format` })
+      return yield* new JobFileError({
+        file,
+        detail: `${input}: cannot tell the format from the extension; set input.format or --input-format`
+      })
     }
     const output = overrides.output !== undefined ? fromCli(overrides.output) : fromJob(job.output.path)
     const outputFormat = overrides.outputFormat ?? job.output.format ?? formatOf(output) ?? inputFormat
     const stem = join(dirname(output), basename(output, extname(output)))
-    const rejects = overrides.rejects !== undefined ? fromCli(overrides.rejects) : job.output.rejects ? fromJob(job.output.rejects) : `${stem}.rejects.jsonl`
+    const rejects =
+      overrides.rejects !== undefined
+        ? fromCli(overrides.rejects)
+        : job.output.rejects
+          ? fromJob(job.output.rejects)
+          : `${stem}.rejects.jsonl`
     const defaulted = overrides.state === undefined && job.state === undefined
     const fresh = defaultLedgerPath(dir, job.name)
     // A ledger at the former default place (beside the output) is used until it is moved: an
     // upgrade must not re-ask what it already holds.
-    const former = defaulted && !existsSync(fresh)
-      ? [dirname(output), dirname(fromJob(job.output.path))].map((d) => join(d, `${job.name}.ledger.sqlite`)).find((p) => existsSync(p))
-      : undefined
-    const state = overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : former ?? fresh
+    const former =
+      defaulted && !existsSync(fresh)
+        ? [dirname(output), dirname(fromJob(job.output.path))]
+            .map((d) => join(d, `${job.name}.ledger.sqlite`))
+            .find((p) => existsSync(p))
+        : undefined
+    const state =
+      overrides.state !== undefined ? fromCli(overrides.state) : job.state ? fromJob(job.state) : (former ?? fresh)
     return {
       file,
       job,
       name: job.name,
-      input: { path: input, format: inputFormat, encoding: overrides.inputEncoding ?? job.input.encoding ?? DefaultEncoding, id: job.input.id, unclosedQuote: job.input.unclosedQuote },
+      input: {
+        path: input,
+        format: inputFormat,
+        encoding: overrides.inputEncoding ?? job.input.encoding ?? DefaultEncoding,
+        id: job.input.id,
+        unclosedQuote: job.input.unclosedQuote
+      },
       output: { path: output, format: outputFormat },
       rejects,
       store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },

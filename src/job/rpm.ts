@@ -11,7 +11,8 @@ export const decodeRpm = (text: string): Either.Either<number | Record<string, n
   const out: Record<string, number> = {}
   for (const part of text.split(",")) {
     const [model, value] = part.split("=").map((s) => s.trim())
-    if (!model || !value || !/^\d+$/.test(value)) return Either.left(`expected N or model=N,... but got ${JSON.stringify(part)}`)
+    if (!model || !value || !/^\d+$/.test(value))
+      return Either.left(`expected N or model=N,... but got ${JSON.stringify(part)}`)
     out[model] = Number(value)
   }
   return Either.right(out)

@@ -5,7 +5,8 @@
  */
 const SYSTEM_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EIO", "EFBIG"])
 
-const codeOf = (e: unknown): string => (typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "")
+const codeOf = (e: unknown): string =>
+  typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : ""
 
 export const isDiskFailure = (e: unknown): boolean => {
   const code = codeOf(e)

@@ -71,8 +71,7 @@ export interface Run {
 }
 
 export type RecordOutcome =
-  | { readonly _tag: "Done"; readonly output: RecordOutput }
-  | { readonly _tag: "Failed"; readonly error: FailureInfo }
+  { readonly _tag: "Done"; readonly output: RecordOutput } | { readonly _tag: "Failed"; readonly error: FailureInfo }
 
 export interface StoredRecord {
   readonly key: string
@@ -108,7 +107,10 @@ export interface LedgerService {
    * after `since`, in the keys' order; undefined where a key has no answer. Decode each with its
    * request's Schema (`decodeAnswer`).
    */
-  readonly answersFor: (keys: ReadonlyArray<string>, since?: number) => Effect.Effect<ReadonlyArray<StoredAnswer | undefined>>
+  readonly answersFor: (
+    keys: ReadonlyArray<string>,
+    since?: number
+  ) => Effect.Effect<ReadonlyArray<StoredAnswer | undefined>>
   /** Whether an answer is stored (or queued) under `key`, without reading it. */
   readonly hasAnswer: (key: string) => Effect.Effect<boolean>
   /** A stored answer as plain JSON (to resolve a reference to it). */
@@ -119,10 +121,22 @@ export interface LedgerService {
   /** Every committed record of a run by ordinal, done or failed, in one scan (a resumed run's done set). */
   readonly recordStatuses: (runId: number) => Effect.Effect<RecordStatuses>
   /** A page of a run's records in ordinal order, from `fromOrdinal` on (a scan, not a lookup per record). */
-  readonly records: (runId: number, fromOrdinal: number, limit: number) => Effect.Effect<ReadonlyArray<StoredRecord & { readonly ordinal: number }>>
-  readonly putRecord: (runId: number, ordinal: number, key: string, outcome: RecordOutcome) => Effect.Effect<void, LedgerError>
+  readonly records: (
+    runId: number,
+    fromOrdinal: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<StoredRecord & { readonly ordinal: number }>>
+  readonly putRecord: (
+    runId: number,
+    ordinal: number,
+    key: string,
+    outcome: RecordOutcome
+  ) => Effect.Effect<void, LedgerError>
   /** Many records' outcomes at once (a window of a warm rerun): one effect, not one per record. */
-  readonly putRecords: (runId: number, records: ReadonlyArray<{ readonly ordinal: number; readonly key: string; readonly outcome: RecordOutcome }>) => Effect.Effect<void, LedgerError>
+  readonly putRecords: (
+    runId: number,
+    records: ReadonlyArray<{ readonly ordinal: number; readonly key: string; readonly outcome: RecordOutcome }>
+  ) => Effect.Effect<void, LedgerError>
   /** Commits everything written before it. */
   readonly flush: Effect.Effect<void, LedgerError>
   /** How long writes waited for their commit so far. */
@@ -131,7 +145,10 @@ export interface LedgerService {
   /** The job's runs, newest first. */
   readonly runs: (job: string, limit: number) => Effect.Effect<ReadonlyArray<Run>>
   /** Done records of a run by the value of one output column of their first row (e.g. the verdict). */
-  readonly countByColumn: (runId: number, column: string) => Effect.Effect<ReadonlyArray<{ readonly value: string | null; readonly n: number }>>
+  readonly countByColumn: (
+    runId: number,
+    column: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly value: string | null; readonly n: number }>>
   readonly run: (id: number) => Effect.Effect<Option.Option<Run>>
   readonly startRun: (job: string, fingerprint: string) => Effect.Effect<number, LedgerError>
   /** Records where the run's answers come from ("emulator" or a base URL). */
@@ -140,7 +157,9 @@ export interface LedgerService {
   readonly setRun: (id: number, status: RunStatus, stats: RunStatsSnapshot) => Effect.Effect<void, LedgerError>
   readonly counts: (runId: number) => Effect.Effect<Readonly<Record<RecordStatus, number>>>
   /** Record keys that more than one record of the run has, with the first such record's ordinal (one sorted scan). */
-  readonly duplicateKeys: (runId: number) => Effect.Effect<ReadonlyMap<string, { readonly first: number; readonly count: number }>>
+  readonly duplicateKeys: (
+    runId: number
+  ) => Effect.Effect<ReadonlyMap<string, { readonly first: number; readonly count: number }>>
   /**
    * Retention: deletes the per-record outcomes of the job's runs older than its newest `keepRuns`
    * (their run rows and statistics stay), then answers that no kept record refers to and that are
@@ -148,7 +167,12 @@ export interface LedgerService {
    * is free (with `nextRunReuses`, free beyond what the next run's records will take back). Flushes
    * first; never run it while the job runs elsewhere.
    */
-  readonly gc: (job: string, keepRuns: number, answersBefore: number, options?: GcOptions) => Effect.Effect<GcResult, LedgerError>
+  readonly gc: (
+    job: string,
+    keepRuns: number,
+    answersBefore: number,
+    options?: GcOptions
+  ) => Effect.Effect<GcResult, LedgerError>
 }
 
 export interface GcOptions {
@@ -177,7 +201,15 @@ export interface GcResult {
 
 type WriteOp =
   | { readonly _tag: "Answer"; readonly entry: AnswerEntry; readonly json: Stored }
-  | { readonly _tag: "Record"; readonly runId: number; readonly ordinal: number; readonly key: string; readonly status: RecordStatus; readonly output: string | null; readonly error: string | null }
+  | {
+      readonly _tag: "Record"
+      readonly runId: number
+      readonly ordinal: number
+      readonly key: string
+      readonly status: RecordStatus
+      readonly output: string | null
+      readonly error: string | null
+    }
 
 export interface LedgerOptions {
   readonly path: string
@@ -235,13 +267,19 @@ const open = (path: string) => {
 type Stored = string | Uint8Array
 
 /** One compiled codec per answer Schema (requests of a stage share theirs). */
-const codecs = new WeakMap<object, { decode: (stored: Stored) => Either.Either<unknown, unknown>; encode: (value: unknown) => Stored }>()
+const codecs = new WeakMap<
+  object,
+  { decode: (stored: Stored) => Either.Either<unknown, unknown>; encode: (value: unknown) => Stored }
+>()
 const codecFor = <A>(schema: StoredSchema<A>) => {
   let codec = codecs.get(schema)
   if (codec === undefined) {
     const wire = isStoredAsBlob(schema) ? schema : Schema.parseJson(schema)
     const decode = Schema.decodeUnknownEither(wire)
-    codec = { decode: SchemaAST.isStringKeyword(schema.ast) ? decodeStoredString : decode, encode: Schema.encodeSync(wire) as (value: unknown) => Stored }
+    codec = {
+      decode: SchemaAST.isStringKeyword(schema.ast) ? decodeStoredString : decode,
+      encode: Schema.encodeSync(wire) as (value: unknown) => Stored
+    }
     codecs.set(schema, codec)
   }
   return codec
@@ -262,7 +300,8 @@ const decodeStoredString = (stored: Stored): Either.Either<unknown, unknown> => 
 }
 
 /** A stored answer as plain data: JSON parsed; a BLOB is a Float32 vector (the one BLOB answer). */
-const plain = (stored: Stored): unknown => (typeof stored === "string" ? JSON.parse(stored) : decodeFloat32Vector(stored))
+const plain = (stored: Stored): unknown =>
+  typeof stored === "string" ? JSON.parse(stored) : decodeFloat32Vector(stored)
 
 const decodeStats = Schema.decodeUnknownSync(Schema.parseJson(RunStatsSnapshot))
 const encodeStats = Schema.encodeSync(Schema.parseJson(RunStatsSnapshot))
@@ -284,7 +323,10 @@ const decodeOutput = (json: string): RecordOutput => {
   } catch {
     // not JSON: the Schema below says why
   }
-  return Either.getOrElse(decodeCurrentOutput(json), () => ({ keys: [], rows: decodeLegacyOutput(json) as RecordOutput["rows"] }))
+  return Either.getOrElse(decodeCurrentOutput(json), () => ({
+    keys: [],
+    rows: decodeLegacyOutput(json) as RecordOutput["rows"]
+  }))
 }
 /**
  * The engine builds outcomes itself (RecordOutput's encoded side is its JSON: strings and plain
@@ -300,7 +342,9 @@ const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOu
     : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
 
 const toOutcome = (row: RecordRow): RecordOutcome =>
-  row.status === "done" ? { _tag: "Done", output: decodeOutput(row.output ?? "[]") } : { _tag: "Failed", error: decodeError(row.error ?? "{}") }
+  row.status === "done"
+    ? { _tag: "Done", output: decodeOutput(row.output ?? "[]") }
+    : { _tag: "Failed", error: decodeError(row.error ?? "{}") }
 
 const toRun = (row: RunRow): Run => ({
   id: row.id,
@@ -317,11 +361,16 @@ const toRun = (row: RunRow): Run => ({
 export const makeLedger = (options: LedgerOptions) =>
   Effect.gen(function* () {
     const db = yield* Effect.acquireRelease(
-      Effect.try({ try: () => open(options.path), catch: (e) => new LedgerError({ path: options.path, detail: (e as Error).message, cause: e }) }),
+      Effect.try({
+        try: () => open(options.path),
+        catch: (e) => new LedgerError({ path: options.path, detail: (e as Error).message, cause: e })
+      }),
       (db) => Effect.sync(() => db.close())
     )
     const q = {
-      answer: db.prepare<[string, number], { answer: Stored }>("SELECT answer FROM answers WHERE content_key = ? AND created_at >= ?"),
+      answer: db.prepare<[string, number], { answer: Stored }>(
+        "SELECT answer FROM answers WHERE content_key = ? AND created_at >= ?"
+      ),
       hasAnswer: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM answers WHERE content_key = ?"),
       // Many keys in one statement: the keys travel as one JSON array, and each array element gives
       // one row in array order (null: no answer), so no key comes back to be matched. Measured on a
@@ -332,12 +381,16 @@ export const makeLedger = (options: LedgerOptions) =>
           "SELECT a.answer FROM json_each(?) AS j LEFT JOIN answers AS a ON a.content_key = j.value AND a.created_at >= ? ORDER BY j.key"
         )
         .pluck(),
-      statuses: db.prepare<[number], { ordinal: number; status: RecordStatus }>("SELECT ordinal, status FROM records WHERE run_id = ?"),
+      statuses: db.prepare<[number], { ordinal: number; status: RecordStatus }>(
+        "SELECT ordinal, status FROM records WHERE run_id = ?"
+      ),
       putAnswer: db.prepare(
         "INSERT INTO answers (content_key, endpoint, model, answer, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT (content_key) DO UPDATE SET answer = excluded.answer, tokens = excluded.tokens, created_at = excluded.created_at"
       ),
-      record: db.prepare<[number, number], RecordRow>("SELECT status, key, output, error FROM records WHERE run_id = ? AND ordinal = ?"),
+      record: db.prepare<[number, number], RecordRow>(
+        "SELECT status, key, output, error FROM records WHERE run_id = ? AND ordinal = ?"
+      ),
       records: db.prepare<[number, number, number], RecordRow & { ordinal: number }>(
         "SELECT ordinal, status, key, output, error FROM records WHERE run_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?"
       ),
@@ -368,7 +421,15 @@ export const makeLedger = (options: LedgerOptions) =>
     const commit = db.transaction((ops: ReadonlyArray<WriteOp>) => {
       const now = Date.now()
       for (const op of ops) {
-        if (op._tag === "Answer") q.putAnswer.run(op.entry.key, op.entry.endpoint, op.entry.model, op.json, op.entry.tokens, pending.get(op.entry.key)?.at ?? now)
+        if (op._tag === "Answer")
+          q.putAnswer.run(
+            op.entry.key,
+            op.entry.endpoint,
+            op.entry.model,
+            op.json,
+            op.entry.tokens,
+            pending.get(op.entry.key)?.at ?? now
+          )
         else q.putRecord.run(op.runId, op.ordinal, op.key, op.status, op.output, op.error)
       }
     })
@@ -377,11 +438,18 @@ export const makeLedger = (options: LedgerOptions) =>
       maxLagMs: options.maxLagMs ?? 5,
       commit: (ops) => {
         commit(ops)
-        for (const op of ops) if (op._tag === "Answer" && pending.get(op.entry.key)?.json === op.json) pending.delete(op.entry.key)
+        for (const op of ops)
+          if (op._tag === "Answer" && pending.get(op.entry.key)?.json === op.json) pending.delete(op.entry.key)
         options.onCommit?.(ops.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
       }
     })
-    const writeError = (e: unknown) => new LedgerError({ path: options.path, detail: `write failed: ${describeFailure(e)}`, io: isDiskFailure(e), cause: e })
+    const writeError = (e: unknown) =>
+      new LedgerError({
+        path: options.path,
+        detail: `write failed: ${describeFailure(e)}`,
+        io: isDiskFailure(e),
+        cause: e
+      })
     /** A single statement's write, failing as the buffered ones do (not as a defect). */
     const written = <A>(f: () => A) => Effect.try({ try: f, catch: writeError })
     const write = (op: WriteOp) => Effect.try({ try: () => buffer.add(op), catch: writeError })
@@ -407,7 +475,11 @@ export const makeLedger = (options: LedgerOptions) =>
         Effect.try({
           try: (): GcResult => {
             const bytesBefore = fileBytes()
-            const old = db.prepare<[string, number], { id: number }>("SELECT id FROM runs WHERE job = ? ORDER BY id DESC LIMIT -1 OFFSET ?").all(job, keepRuns)
+            const old = db
+              .prepare<[string, number], { id: number }>(
+                "SELECT id FROM runs WHERE job = ? ORDER BY id DESC LIMIT -1 OFFSET ?"
+              )
+              .all(job, keepRuns)
             const trimmed: Array<number> = []
             // Pages the next run's records are expected to take back (only with nextRunReuses).
             let reused = 0
@@ -421,17 +493,32 @@ export const makeLedger = (options: LedgerOptions) =>
                 records += n
               }
               if (gcOptions.nextRunReuses === true && records > 0) {
-                const newest = db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM records WHERE run_id = (SELECT max(id) FROM runs WHERE job = ?)").get(job)?.n ?? 0
+                const newest =
+                  db
+                    .prepare<[string], { n: number }>(
+                      "SELECT count(*) AS n FROM records WHERE run_id = (SELECT max(id) FROM runs WHERE job = ?)"
+                    )
+                    .get(job)?.n ?? 0
                 reused = Math.round((freePages() - freeBefore) * Math.min(1, newest / records))
               }
               // No answer old enough to go: no need to list every kept record's keys (a scan of all records).
-              if (db.prepare<[number], { one: number }>("SELECT 1 AS one FROM answers WHERE created_at < ? LIMIT 1").get(answersBefore) === undefined) {
+              if (
+                db
+                  .prepare<[number], { one: number }>("SELECT 1 AS one FROM answers WHERE created_at < ? LIMIT 1")
+                  .get(answersBefore) === undefined
+              ) {
                 return { records, answers: 0 }
               }
               // Answers still used by a kept record (of any job in this ledger) stay, however old.
-              db.exec("CREATE TEMP TABLE IF NOT EXISTS kept_keys (k TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept_keys;")
-              db.exec("INSERT OR IGNORE INTO kept_keys SELECT j.value FROM records, json_each(records.output, '$.keys') AS j WHERE records.output IS NOT NULL AND json_valid(records.output) AND json_type(records.output, '$.keys') = 'array'")
-              const answers = db.prepare("DELETE FROM answers WHERE created_at < ? AND content_key NOT IN (SELECT k FROM kept_keys)").run(answersBefore).changes
+              db.exec(
+                "CREATE TEMP TABLE IF NOT EXISTS kept_keys (k TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM kept_keys;"
+              )
+              db.exec(
+                "INSERT OR IGNORE INTO kept_keys SELECT j.value FROM records, json_each(records.output, '$.keys') AS j WHERE records.output IS NOT NULL AND json_valid(records.output) AND json_type(records.output, '$.keys') = 'array'"
+              )
+              const answers = db
+                .prepare("DELETE FROM answers WHERE created_at < ? AND content_key NOT IN (SELECT k FROM kept_keys)")
+                .run(answersBefore).changes
               db.exec("DROP TABLE kept_keys")
               return { records, answers }
             })()
@@ -440,7 +527,13 @@ export const makeLedger = (options: LedgerOptions) =>
             if (compacted) db.exec("VACUUM")
             return { runs: trimmed, ...outcome, bytesBefore, bytesAfter: fileBytes(), compacted }
           },
-          catch: (e) => new LedgerError({ path: options.path, detail: `gc failed: ${describeFailure(e)}`, io: isDiskFailure(e), cause: e })
+          catch: (e) =>
+            new LedgerError({
+              path: options.path,
+              detail: `gc failed: ${describeFailure(e)}`,
+              io: isDiskFailure(e),
+              cause: e
+            })
         })
       )
 
@@ -489,7 +582,17 @@ export const makeLedger = (options: LedgerOptions) =>
             size++
           }
           const table = bytes
-          return { size, get: (ordinal: number) => (ordinal < table.length ? (table[ordinal] === 1 ? "done" : table[ordinal] === 2 ? "failed" : undefined) : undefined) }
+          return {
+            size,
+            get: (ordinal: number) =>
+              ordinal < table.length
+                ? table[ordinal] === 1
+                  ? "done"
+                  : table[ordinal] === 2
+                    ? "failed"
+                    : undefined
+                : undefined
+          }
         }),
       answerJson: (key) =>
         Effect.sync(() => {
@@ -508,7 +611,11 @@ export const makeLedger = (options: LedgerOptions) =>
           return row === undefined ? Option.none() : Option.some({ key: row.key, outcome: toOutcome(row) })
         }),
       records: (runId, fromOrdinal, limit) =>
-        Effect.sync(() => q.records.all(runId, fromOrdinal, limit).map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))),
+        Effect.sync(() =>
+          q.records
+            .all(runId, fromOrdinal, limit)
+            .map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))
+        ),
       putRecord: (runId, ordinal, key, outcome) => Effect.suspend(() => write(recordOp(runId, ordinal, key, outcome))),
       putRecords: (runId, records) =>
         Effect.try({
@@ -534,7 +641,8 @@ export const makeLedger = (options: LedgerOptions) =>
           const now = Date.now()
           q.setRun.run(status, status === "running" ? null : now, encodeStats(stats), now, id)
         }),
-      duplicateKeys: (runId) => Effect.sync(() => new Map(q.duplicateKeys.all(runId).map((r) => [r.key, { first: r.first, count: r.n }]))),
+      duplicateKeys: (runId) =>
+        Effect.sync(() => new Map(q.duplicateKeys.all(runId).map((r) => [r.key, { first: r.first, count: r.n }]))),
       counts: (runId) =>
         Effect.sync(() => {
           const out: Record<RecordStatus, number> = { done: 0, failed: 0 }

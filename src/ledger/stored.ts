@@ -76,16 +76,22 @@ export const RunStatsSnapshot = Schema.Struct({
    * The run's records by moderation verdict, saved when it finished, so the report's trend still
    * has them after retention dropped the records.
    */
-  verdicts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) }),
+  verdicts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), {
+    default: () => ({})
+  }),
   /** Per model run with no `limits.rpm`: the rate learnt from the 429s met. */
   rates: Schema.optionalWith(Schema.Record({ key: Schema.String, value: DiscoveredRate }), { default: () => ({}) }),
   /**
    * How long this invocation's ledger writes waited for their commit (ms): an answer received but
    * not yet committed is asked again after a SIGKILL. Absent in older runs.
    */
-  commitLag: Schema.optional(Schema.Struct({ commits: Schema.NonNegativeInt, maxMs: Schema.NonNegative, p99Ms: Schema.NonNegative })),
+  commitLag: Schema.optional(
+    Schema.Struct({ commits: Schema.NonNegativeInt, maxMs: Schema.NonNegative, p99Ms: Schema.NonNegative })
+  ),
   /** Counters stages report (e.g. translate_skipped). */
-  stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), { default: () => ({}) })
+  stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), {
+    default: () => ({})
+  })
 })
 export type RunStatsSnapshot = typeof RunStatsSnapshot.Type
 
@@ -103,10 +109,13 @@ export const StoredAsBlob: unique symbol = Symbol.for("svc-batch/StoredAsBlob")
  * values survive to about 7 significant digits.
  */
 /** A list of numbers, checked by its first element: a 1536-float vector is read on every warm record. */
-const Floats = Schema.declare((u: unknown): u is ReadonlyArray<number> => Array.isArray(u) && (u.length === 0 || typeof u[0] === "number"), {
-  identifier: "Floats",
-  description: "a list of numbers"
-})
+const Floats = Schema.declare(
+  (u: unknown): u is ReadonlyArray<number> => Array.isArray(u) && (u.length === 0 || typeof u[0] === "number"),
+  {
+    identifier: "Floats",
+    description: "a list of numbers"
+  }
+)
 
 export const Float32Vector = Schema.transform(Schema.Uint8ArrayFromSelf, Floats, {
   strict: true,

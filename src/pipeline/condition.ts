@@ -74,7 +74,8 @@ const isIdentPart = (c: string | undefined) => c !== undefined && (isIdentStart(
 
 const tokenize = (src: string): Either.Either<ReadonlyArray<Token>, ConditionError> => {
   const tokens: Array<Token> = []
-  const fail = (at: number, detail: string) => Either.left(new ConditionError({ expression: src, position: at, detail }))
+  const fail = (at: number, detail: string) =>
+    Either.left(new ConditionError({ expression: src, position: at, detail }))
   let i = 0
   while (i < src.length) {
     const c = src[i]!
@@ -113,7 +114,8 @@ const tokenize = (src: string): Either.Either<ReadonlyArray<Token>, ConditionErr
         j++
         while (isDigit(src[j])) j++
       }
-      if (isIdentPart(src[j]) || src[j] === ".") return fail(at, `malformed number ${JSON.stringify(src.slice(i, j + 1))}`)
+      if (isIdentPart(src[j]) || src[j] === ".")
+        return fail(at, `malformed number ${JSON.stringify(src.slice(i, j + 1))}`)
       const text = src.slice(i, j)
       tokens.push({ kind: "num", text, value: Number(text), at })
       i = j
@@ -146,7 +148,13 @@ const tokenize = (src: string): Either.Either<ReadonlyArray<Token>, ConditionErr
     }
     const char = String.fromCodePoint(src.codePointAt(i)!)
     const hint =
-      c === "=" ? " (equality is ==)" : c === "&" || c === "|" || c === "!" ? " (use and, or, not)" : char > "\x7f" ? " (a column name with such characters goes in backticks)" : ""
+      c === "="
+        ? " (equality is ==)"
+        : c === "&" || c === "|" || c === "!"
+          ? " (use and, or, not)"
+          : char > "\x7f"
+            ? " (a column name with such characters goes in backticks)"
+            : ""
     return fail(at, `unexpected ${JSON.stringify(char)}${hint}`)
   }
   tokens.push({ kind: "end", text: "", at: src.length })
@@ -169,11 +177,21 @@ const NUMBER_LOOKING = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/
 
 /** A number for a number, or a number-looking string; undefined otherwise. */
 const asNumber = (v: unknown): number | undefined =>
-  typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : typeof v === "string" && NUMBER_LOOKING.test(v) ? Number(v) : undefined
+  typeof v === "number"
+    ? v
+    : typeof v === "bigint"
+      ? Number(v)
+      : typeof v === "string" && NUMBER_LOOKING.test(v)
+        ? Number(v)
+        : undefined
 
 /** The string a primitive compares as; undefined for lists, objects, symbols and functions. */
 const asText = (v: unknown): string | undefined =>
-  typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" || typeof v === "bigint" ? String(v) : undefined
+  typeof v === "string"
+    ? v
+    : typeof v === "number" || typeof v === "boolean" || typeof v === "bigint"
+      ? String(v)
+      : undefined
 
 /** -1, 0 or 1; undefined when the two are neither equal nor ordered. */
 const compare = (a: unknown, b: unknown): number | undefined => {
@@ -181,7 +199,8 @@ const compare = (a: unknown, b: unknown): number | undefined => {
   if (typeof a === "number" || typeof b === "number" || typeof a === "bigint" || typeof b === "bigint") {
     const x = asNumber(a)
     const y = asNumber(b)
-    if (x !== undefined && y !== undefined) return Number.isNaN(x) || Number.isNaN(y) ? undefined : x < y ? -1 : x > y ? 1 : 0
+    if (x !== undefined && y !== undefined)
+      return Number.isNaN(x) || Number.isNaN(y) ? undefined : x < y ? -1 : x > y ? 1 : 0
   }
   const x = asText(a)
   const y = asText(b)
@@ -254,11 +273,17 @@ class Parser {
   }
   private expect(kind: Token["kind"], text: string) {
     const t = this.peek
-    if (t.kind !== kind || t.text !== text) this.fail(`expected ${JSON.stringify(text)}${t.kind === "end" ? " before the end" : `, got ${JSON.stringify(t.text)}`}`)
+    if (t.kind !== kind || t.text !== text)
+      this.fail(
+        `expected ${JSON.stringify(text)}${t.kind === "end" ? " before the end" : `, got ${JSON.stringify(t.text)}`}`
+      )
     this.i++
   }
   private unexpected(t: Token): never {
-    const hint = t.kind === "col" && KEYWORDS.has(t.text.toLowerCase()) && this.src.slice(t.at, t.at + 1) !== "`" ? " (keywords are lower case)" : ""
+    const hint =
+      t.kind === "col" && KEYWORDS.has(t.text.toLowerCase()) && this.src.slice(t.at, t.at + 1) !== "`"
+        ? " (keywords are lower case)"
+        : ""
     return this.fail(`unexpected ${JSON.stringify(t.text)}${hint}`, t.at)
   }
 
@@ -391,7 +416,9 @@ class Parser {
           return { get: () => v, constant: true, value: v }
         }
     }
-    return this.fail(t.kind === "end" ? "expected a value before the end" : `expected a value, got ${JSON.stringify(t.text)}`)
+    return this.fail(
+      t.kind === "end" ? "expected a value before the end" : `expected a value, got ${JSON.stringify(t.text)}`
+    )
   }
 }
 

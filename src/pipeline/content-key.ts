@@ -14,7 +14,9 @@ export interface KeyedQuestion {
 export const canonicalJson = (value: unknown): string =>
   JSON.stringify(value, (_k, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        )
       : v
   )
 
@@ -36,6 +38,8 @@ const prefixOf = (r: Omit<KeyedQuestion, "text">): string => {
  * one-shot `hash` (no Hash object per key: a warm rerun makes two keys a record); long ones stream.
  */
 export const sha256Key = (a: string, b: string): string =>
-  a.length + b.length < 1 << 20 ? hash("sha256", `${a}\u0000${b}`, "base64url") : createHash("sha256").update(a).update("\u0000").update(b).digest("base64url")
+  a.length + b.length < 1 << 20
+    ? hash("sha256", `${a}\u0000${b}`, "base64url")
+    : createHash("sha256").update(a).update("\u0000").update(b).digest("base64url")
 
 export const contentKey = (r: KeyedQuestion): string => sha256Key(prefixOf(r), r.text)

@@ -25,7 +25,8 @@ export const presetStages = (preset: Preset, mapping: FieldMapping): ReadonlyArr
     fields[name] = typeof mapped === "string" ? [mapped] : mapped
   }
   for (const name of Object.keys(mapping)) {
-    if (!(name in preset.inputs)) return `fields.${name}: pipeline ${preset.name} has no input ${name} (it has: ${Object.keys(preset.inputs).join(", ")})`
+    if (!(name in preset.inputs))
+      return `fields.${name}: pipeline ${preset.name} has no input ${name} (it has: ${Object.keys(preset.inputs).join(", ")})`
   }
   return preset.build(fields)
 }

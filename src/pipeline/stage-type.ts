@@ -32,6 +32,8 @@ export type AnyStageType = StageType<any>
 
 /** `fields: body` or `fields: [title, body]`. */
 export const FieldList = Schema.Union(
-  Schema.NonEmptyString.pipe(Schema.transform(Schema.Array(Schema.String), { strict: true, decode: (s) => [s], encode: (a) => a[0] ?? "" })),
+  Schema.NonEmptyString.pipe(
+    Schema.transform(Schema.Array(Schema.String), { strict: true, decode: (s) => [s], encode: (a) => a[0] ?? "" })
+  ),
   Schema.Array(Schema.NonEmptyString).pipe(Schema.minItems(1))
 )

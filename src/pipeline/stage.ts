@@ -49,7 +49,10 @@ export interface StageRequest<A = unknown> {
 }
 
 /** A request with its content key computed. */
-export const makeRequest = <A>(spec: Omit<StageRequest<A>, "key">): StageRequest<A> => ({ ...spec, key: contentKey(spec) })
+export const makeRequest = <A>(spec: Omit<StageRequest<A>, "key">): StageRequest<A> => ({
+  ...spec,
+  key: contentKey(spec)
+})
 
 export interface Prepared {
   readonly requests: ReadonlyArray<StageRequest>
@@ -115,7 +118,10 @@ export const pipelineModels = (pipeline: Pipeline): ReadonlyArray<string> | unde
   return [...models]
 }
 
-export class PipelineError extends Data.TaggedError("PipelineError")<{ readonly pipeline: string; readonly detail: string }> {
+export class PipelineError extends Data.TaggedError("PipelineError")<{
+  readonly pipeline: string
+  readonly detail: string
+}> {
   /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
   get exitCode() {
     return ExitCode.invalid
@@ -131,7 +137,11 @@ export class PipelineError extends Data.TaggedError("PipelineError")<{ readonly 
  * - two stages writing the same column;
  * - a stage reading, or a `when` testing, a column that a later stage (or the stage itself) adds.
  */
-export const makePipeline = (name: string, description: string, stages: ReadonlyArray<Stage>): Either.Either<Pipeline, PipelineError> => {
+export const makePipeline = (
+  name: string,
+  description: string,
+  stages: ReadonlyArray<Stage>
+): Either.Either<Pipeline, PipelineError> => {
   const fail = (detail: string) => Either.left(new PipelineError({ pipeline: name, detail }))
   if (stages.length === 0) return fail("no stages")
   const producer = new Map<string, number>()
@@ -149,11 +159,16 @@ export const makePipeline = (name: string, description: string, stages: Readonly
       if (other !== undefined) return fail(`${label} adds column ${c.name}, which ${other} already adds`)
       seen.set(c.name, label)
     }
-    const uses = [...stage.reads.map((c) => ["reads", c] as const), ...(stage.when?.columns ?? []).map((c) => ["when tests", c] as const)]
+    const uses = [
+      ...stage.reads.map((c) => ["reads", c] as const),
+      ...(stage.when?.columns ?? []).map((c) => ["when tests", c] as const)
+    ]
     for (const [what, c] of uses) {
       const by = producer.get(c)
       if (by !== undefined && by >= i) {
-        return fail(`${label} ${what} ${c}, which ${by === i ? "it adds itself" : `stage ${by + 1} (${stages[by]!.name}) adds after it`}`)
+        return fail(
+          `${label} ${what} ${c}, which ${by === i ? "it adds itself" : `stage ${by + 1} (${stages[by]!.name}) adds after it`}`
+        )
       }
     }
   }

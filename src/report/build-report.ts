@@ -54,21 +54,32 @@ interface Outcome {
 }
 
 /** Every outcome of a run with its input fields (input given) or without (ledger only). */
-const outcomes = (ledger: LedgerService, runId: number, input: Source | undefined): Stream.Stream<Outcome, SourceError> => {
+const outcomes = (
+  ledger: LedgerService,
+  runId: number,
+  input: Source | undefined
+): Stream.Stream<Outcome, SourceError> => {
   if (input === undefined) {
     return Stream.paginateChunkEffect(0, (from) =>
-      Effect.map(ledger.records(runId, from, 2000), (page) =>
-        [
-          Chunk.fromIterable(page.map((r): Outcome => ({ ordinal: r.ordinal, record: r }))),
-          page.length < 2000 ? Option.none<number>() : Option.some(page[page.length - 1]!.ordinal + 1)
-        ] as const
+      Effect.map(
+        ledger.records(runId, from, 2000),
+        (page) =>
+          [
+            Chunk.fromIterable(page.map((r): Outcome => ({ ordinal: r.ordinal, record: r }))),
+            page.length < 2000 ? Option.none<number>() : Option.some(page[page.length - 1]!.ordinal + 1)
+          ] as const
       )
     )
   }
   const lookup = outcomeReader(ledger, runId)
   return input.items().pipe(
     Stream.filterMap((item) => (item._tag === "Record" ? Option.some(item) : Option.none())),
-    Stream.mapEffect((item) => Effect.map(lookup(item.ordinal), Option.map((record): Outcome => ({ ordinal: item.ordinal, record, fields: item.fields })))),
+    Stream.mapEffect((item) =>
+      Effect.map(
+        lookup(item.ordinal),
+        Option.map((record): Outcome => ({ ordinal: item.ordinal, record, fields: item.fields }))
+      )
+    ),
     Stream.filterMap((o) => o)
   )
 }
@@ -98,14 +109,19 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
     const fed = from !== undefined && isTally(from) ? from : undefined
     const input = fed === undefined ? (from as Source | undefined) : undefined
     const tallied = fed ?? makeReportTally(options, input !== undefined)
-    if (fed === undefined) yield* outcomes(ledger, run.id, input).pipe(Stream.runForEach((o) => Effect.sync(() => tallied.add(o.record, o.fields))))
+    if (fed === undefined)
+      yield* outcomes(ledger, run.id, input).pipe(
+        Stream.runForEach((o) => Effect.sync(() => tallied.add(o.record, o.fields)))
+      )
     const { verdicts, categories, pairs, breakdown, failures, flagged, warnings, chunked } = tallied
     const done = tallied.done()
     const failed = tallied.failed()
     const moderated = tallied.moderated()
 
     const harmful = verdicts.get("harmful") ?? 0
-    const categoryRows: Array<Mutable<ModerationSection["categories"][number]>> = CategoryCodes.filter((c) => categories.has(c)).map((code) => ({
+    const categoryRows: Array<Mutable<ModerationSection["categories"][number]>> = CategoryCodes.filter((c) =>
+      categories.has(c)
+    ).map((code) => ({
       code,
       name: Categories[code].name,
       gloss: Categories[code].gloss,
@@ -114,13 +130,24 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
     }))
     // Codes the service answered that the spec does not list: reported as they are.
     for (const [code, count] of categories) {
-      if (!isCategoryCode(code)) categoryRows.push({ code, name: "(not in the spec)", gloss: "", count, share: harmful > 0 ? count / harmful : 0 })
+      if (!isCategoryCode(code))
+        categoryRows.push({
+          code,
+          name: "(not in the spec)",
+          gloss: "",
+          count,
+          share: harmful > 0 ? count / harmful : 0
+        })
     }
-    const byCategory = (a: Flagged, b: Flagged) => (a.categories[0] ?? "~").localeCompare(b.categories[0] ?? "~", "en", { numeric: true }) || a.key.localeCompare(b.key)
+    const byCategory = (a: Flagged, b: Flagged) =>
+      (a.categories[0] ?? "~").localeCompare(b.categories[0] ?? "~", "en", { numeric: true }) ||
+      a.key.localeCompare(b.key)
 
     let moderation: ModerationSection | undefined
     if (moderated > 0) {
-      const history = (yield* ledger.runs(run.job, 1000)).filter((r) => r.id <= run.id && (r.status === "finished" || r.id === run.id))
+      const history = (yield* ledger.runs(run.job, 1000)).filter(
+        (r) => r.id <= run.id && (r.status === "finished" || r.id === run.id)
+      )
       const previous = history.find((r) => r.id < run.id)
       let changes: ModerationSection["changes"]
       if (previous !== undefined) {
@@ -128,7 +155,9 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
         const now = new Map(flagged.filter((f) => f.verdict === "harmful").map((f) => [f.key, f]))
         const beforeCounts = new Map<string, number>()
         for (const codes of before.values()) for (const c of codes) tally(beforeCounts, c)
-        const codes = [...new Set([...beforeCounts.keys(), ...categories.keys()])].sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+        const codes = [...new Set([...beforeCounts.keys(), ...categories.keys()])].sort((a, b) =>
+          a.localeCompare(b, "en", { numeric: true })
+        )
         changes = {
           previousRunId: previous.id,
           newlyFlagged: [...now.values()].filter((f) => !before.has(f.key)).sort(byCategory),
@@ -141,7 +170,8 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
       const trend = yield* Effect.forEach(history.slice(0, options.trendRuns).reverse(), (r) =>
         Effect.map(ledger.countByColumn(r.id, verdictColumn), (counted) => {
           // A run whose records retention removed: the counts it saved when it finished.
-          const rows = counted.length > 0 ? counted : Object.entries(r.stats.verdicts).map(([value, n]) => ({ value, n }))
+          const rows =
+            counted.length > 0 ? counted : Object.entries(r.stats.verdicts).map(([value, n]) => ({ value, n }))
           return {
             runId: r.id,
             startedAt: r.startedAt,
@@ -153,7 +183,9 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
       moderation = {
         safe: verdicts.get("safe") ?? 0,
         harmful,
-        unparsed: [...verdicts].filter(([v]) => v !== "safe" && v !== "harmful" && v !== "empty").reduce((n, [, c]) => n + c, 0),
+        unparsed: [...verdicts]
+          .filter(([v]) => v !== "safe" && v !== "harmful" && v !== "empty")
+          .reduce((n, [, c]) => n + c, 0),
         empty: verdicts.get("empty") ?? 0,
         categories: categoryRows,
         cooccurring: [...pairs].sort((a, b) => b[1] - a[1]).map(([codes, count]) => ({ codes, count })),
@@ -161,7 +193,9 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
           ? {
               breakdown: {
                 column: options.breakdown,
-                rows: [...breakdown].sort((a, b) => b[1].records - a[1].records).map(([value, b]) => ({ value, records: b.records, harmful: b.harmful }))
+                rows: [...breakdown]
+                  .sort((a, b) => b[1].records - a[1].records)
+                  .map(([value, b]) => ({ value, records: b.records, harmful: b.harmful }))
               }
             }
           : {}),

@@ -6,7 +6,10 @@
 import type { RunReport } from "./run-report.ts"
 
 const esc = (v: unknown) =>
-  String(v ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+  String(v ?? "").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!
+  )
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`
 const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19)
 
@@ -38,36 +41,109 @@ const bars = (items: ReadonlyArray<{ readonly label: string; readonly value: num
 export const renderHtml = (r: RunReport, listed = 500): string => {
   const m = r.moderation
   const sections: Array<string> = []
-  sections.push(`<section><h2>Summary</h2>${table(
-    ["records", "done", "failed", "unreadable", "requests", "cache hits", "tokens", "retries", "429s"],
-    [[r.records.total, r.records.done, r.records.failed, r.records.unreadable, r.requests, r.cacheHits, r.tokens, r.retries, r.rateLimited]],
-    "summary"
-  )}${Object.keys(r.stageCounters).length > 0 ? `<ul>${Object.entries(r.stageCounters).map(([k, v]) => `<li>${esc(k.replaceAll("_", " "))}: ${esc(v)}</li>`).join("")}</ul>` : ""}${
-    r.failures.length > 0 ? `<h3>Failures</h3>${table(["stage", "status", "records", "example"], r.failures.map((f) => [f.stage, f.status, f.count, f.example]))}` : ""
-  }</section>`)
+  sections.push(
+    `<section><h2>Summary</h2>${table(
+      ["records", "done", "failed", "unreadable", "requests", "cache hits", "tokens", "retries", "429s"],
+      [
+        [
+          r.records.total,
+          r.records.done,
+          r.records.failed,
+          r.records.unreadable,
+          r.requests,
+          r.cacheHits,
+          r.tokens,
+          r.retries,
+          r.rateLimited
+        ]
+      ],
+      "summary"
+    )}${
+      Object.keys(r.stageCounters).length > 0
+        ? `<ul>${Object.entries(r.stageCounters)
+            .map(([k, v]) => `<li>${esc(k.replaceAll("_", " "))}: ${esc(v)}</li>`)
+            .join("")}</ul>`
+        : ""
+    }${
+      r.failures.length > 0
+        ? `<h3>Failures</h3>${table(
+            ["stage", "status", "records", "example"],
+            r.failures.map((f) => [f.stage, f.status, f.count, f.example])
+          )}`
+        : ""
+    }</section>`
+  )
   if (m !== undefined) {
     sections.push(`<section><h2>Moderation</h2>${table(["safe", "harmful", "unparsed (not counted as safe)", "empty (no text, not sent)"], [[m.safe, m.harmful, m.unparsed, m.empty]], "verdicts")}
-<h3>Categories</h3>${bars(m.categories.map((c) => ({ label: c.code, value: c.count })), "harmful records per category")}
-${table(["code", "name", "gloss", "records", "share of harmful"], m.categories.map((c) => [c.code, c.name, c.gloss, c.count, pct(c.share)]), "categories")}
-${m.cooccurring.length > 0 ? `<h3>Co-occurring categories</h3>${table(["codes", "records"], m.cooccurring.map((p) => [p.codes, p.count]))}` : ""}
-${m.breakdown ? `<h3>By ${esc(m.breakdown.column)}</h3>${table([m.breakdown.column, "records", "harmful"], m.breakdown.rows.map((b) => [b.value, b.records, b.harmful]))}` : ""}</section>`)
+<h3>Categories</h3>${bars(
+      m.categories.map((c) => ({ label: c.code, value: c.count })),
+      "harmful records per category"
+    )}
+${table(
+  ["code", "name", "gloss", "records", "share of harmful"],
+  m.categories.map((c) => [c.code, c.name, c.gloss, c.count, pct(c.share)]),
+  "categories"
+)}
+${
+  m.cooccurring.length > 0
+    ? `<h3>Co-occurring categories</h3>${table(
+        ["codes", "records"],
+        m.cooccurring.map((p) => [p.codes, p.count])
+      )}`
+    : ""
+}
+${
+  m.breakdown
+    ? `<h3>By ${esc(m.breakdown.column)}</h3>${table(
+        [m.breakdown.column, "records", "harmful"],
+        m.breakdown.rows.map((b) => [b.value, b.records, b.harmful])
+      )}`
+    : ""
+}</section>`)
     if (m.changes) {
       const c = m.changes
       sections.push(`<section><h2>Since run ${esc(c.previousRunId)}</h2><p id="changes"><strong>${c.newlyFlagged.length}</strong> newly flagged, <strong>${c.noLongerFlagged.length}</strong> no longer flagged.</p>
-<h3>Newly flagged</h3>${table(["id", "categories", "excerpt"], c.newlyFlagged.slice(0, listed).map((f) => [f.key, f.categories.join(","), f.excerpt ?? ""]), "newly-flagged")}
+<h3>Newly flagged</h3>${table(
+        ["id", "categories", "excerpt"],
+        c.newlyFlagged.slice(0, listed).map((f) => [f.key, f.categories.join(","), f.excerpt ?? ""]),
+        "newly-flagged"
+      )}
 <h3>No longer flagged</h3>${c.noLongerFlagged.length === 0 ? `<p class="none">none</p>` : `<p id="no-longer-flagged">${c.noLongerFlagged.slice(0, listed).map(esc).join(", ")}</p>`}
-${c.categoryDeltas.length > 0 ? `<h3>Category changes</h3>${table(["code", "before", "after"], c.categoryDeltas.map((d) => [d.code, d.before, d.after]))}` : ""}</section>`)
+${
+  c.categoryDeltas.length > 0
+    ? `<h3>Category changes</h3>${table(
+        ["code", "before", "after"],
+        c.categoryDeltas.map((d) => [d.code, d.before, d.after])
+      )}`
+    : ""
+}</section>`)
     }
-    if (m.trend.length > 1) sections.push(`<section><h2>Trend</h2>${bars(m.trend.map((t) => ({ label: `run ${t.runId} · ${when(t.startedAt).slice(0, 10)}`, value: t.harmful })), "harmful records per run")}</section>`)
-    sections.push(`<section><h2>Flagged records${m.flagged.length > listed ? ` (first ${listed} of ${m.flagged.length}; all in the CSV)` : ""}</h2>${table(
-      ["id", "verdict", "categories", "text"],
-      m.flagged.slice(0, listed).map((f) => [f.key, f.verdict, f.categories.join(","), f.raw ? `raw: ${f.raw}` : (f.excerpt ?? "")]),
-      "flagged"
-    )}${r.inputAvailable ? "" : `<p class="none">The input this run read has changed or is gone: no excerpts or breakdown.</p>`}</section>`)
+    if (m.trend.length > 1)
+      sections.push(
+        `<section><h2>Trend</h2>${bars(
+          m.trend.map((t) => ({ label: `run ${t.runId} · ${when(t.startedAt).slice(0, 10)}`, value: t.harmful })),
+          "harmful records per run"
+        )}</section>`
+      )
+    sections.push(
+      `<section><h2>Flagged records${m.flagged.length > listed ? ` (first ${listed} of ${m.flagged.length}; all in the CSV)` : ""}</h2>${table(
+        ["id", "verdict", "categories", "text"],
+        m.flagged
+          .slice(0, listed)
+          .map((f) => [f.key, f.verdict, f.categories.join(","), f.raw ? `raw: ${f.raw}` : (f.excerpt ?? "")]),
+        "flagged"
+      )}${r.inputAvailable ? "" : `<p class="none">The input this run read has changed or is gone: no excerpts or breakdown.</p>`}</section>`
+    )
   }
   if (r.translation) {
-    sections.push(`<section><h2>Translation</h2><h3>Placeholder warnings</h3>${table(["id", "warning"], r.translation.warnings.slice(0, listed).map((w) => [w.key, w.warning]))}
-<h3>Records with the most requests (chunks)</h3>${table(["id", "requests"], r.translation.chunked.map((c) => [c.key, c.requests]))}</section>`)
+    sections.push(`<section><h2>Translation</h2><h3>Placeholder warnings</h3>${table(
+      ["id", "warning"],
+      r.translation.warnings.slice(0, listed).map((w) => [w.key, w.warning])
+    )}
+<h3>Records with the most requests (chunks)</h3>${table(
+      ["id", "requests"],
+      r.translation.chunked.map((c) => [c.key, c.requests])
+    )}</section>`)
   }
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -12,7 +12,8 @@ export const reportOptionsFor = (pipeline: Pipeline, settings: ReportSettings): 
     excerpt: settings.excerpt,
     breakdown: settings.breakdown,
     trendRuns: settings.trendRuns,
-    moderationPrefix: verdict !== undefined ? verdict.slice(0, -"verdict".length) : defaultReportOptions.moderationPrefix,
+    moderationPrefix:
+      verdict !== undefined ? verdict.slice(0, -"verdict".length) : defaultReportOptions.moderationPrefix,
     textColumns: moderate?.reads ?? translate?.reads ?? [],
     warningsColumn: translate?.columns.at(-1)?.name ?? defaultReportOptions.warningsColumn
   }

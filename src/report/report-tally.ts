@@ -21,9 +21,17 @@ export interface TallyOptions {
 }
 
 export const codesOf = (value: unknown): ReadonlyArray<string> =>
-  typeof value === "string" && value !== "" ? value.split(",").map((c) => c.trim()).filter((c) => c !== "") : []
+  typeof value === "string" && value !== ""
+    ? value
+        .split(",")
+        .map((c) => c.trim())
+        .filter((c) => c !== "")
+    : []
 
-const excerptOf = (fields: Readonly<Record<string, unknown>> | undefined, options: TallyOptions): string | undefined => {
+const excerptOf = (
+  fields: Readonly<Record<string, unknown>> | undefined,
+  options: TallyOptions
+): string | undefined => {
   if (fields === undefined || options.excerpt <= 0) return undefined
   const text = options.textColumns
     .map((c) => fields[c])
@@ -78,7 +86,12 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
     if (outcome._tag === "Failed") {
       failed++
       const k = `${outcome.error.stage}\u0000${outcome.error.status}`
-      const f = failures.get(k) ?? { stage: outcome.error.stage, status: outcome.error.status, count: 0, example: outcome.error.message }
+      const f = failures.get(k) ?? {
+        stage: outcome.error.stage,
+        status: outcome.error.status,
+        count: 0,
+        example: outcome.error.message
+      }
       f.count++
       failures.set(k, f)
       return
@@ -102,12 +115,19 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
     }
     if (verdict === "harmful") {
       for (const c of codes) tally(categories, c)
-      for (let a = 0; a < codes.length; a++) for (let b = a + 1; b < codes.length; b++) tally(pairs, `${codes[a]}+${codes[b]}`)
+      for (let a = 0; a < codes.length; a++)
+        for (let b = a + 1; b < codes.length; b++) tally(pairs, `${codes[a]}+${codes[b]}`)
     }
     if (verdict !== "safe" && flagged.length < options.maxListed) {
       const excerpt = excerptOf(fields, options)
       const raw = verdict === "unparsed" ? row[rawColumn] : undefined
-      flagged.push({ key: record.key, verdict, categories: codes, ...(excerpt !== undefined ? { excerpt } : {}), ...(typeof raw === "string" ? { raw } : {}) })
+      flagged.push({
+        key: record.key,
+        verdict,
+        categories: codes,
+        ...(excerpt !== undefined ? { excerpt } : {}),
+        ...(typeof raw === "string" ? { raw } : {})
+      })
     }
   }
 

@@ -44,7 +44,10 @@ export const ModerationSection = Schema.Struct({
   categories: Schema.Array(CategoryRow),
   cooccurring: Schema.Array(Schema.Struct({ codes: Schema.String, count: Count })),
   breakdown: Schema.optional(
-    Schema.Struct({ column: Schema.String, rows: Schema.Array(Schema.Struct({ value: Schema.String, records: Count, harmful: Count })) })
+    Schema.Struct({
+      column: Schema.String,
+      rows: Schema.Array(Schema.Struct({ value: Schema.String, records: Count, harmful: Count }))
+    })
   ),
   flagged: Schema.Array(FlaggedRecord),
   changes: Schema.optional(
@@ -76,7 +79,9 @@ export const RunReport = Schema.Struct({
   /** Whether the input's text was available for excerpts and the breakdown. */
   inputAvailable: Schema.Boolean,
   records: Schema.Struct({ total: Count, done: Count, failed: Count, unreadable: Count }),
-  failures: Schema.Array(Schema.Struct({ stage: Schema.String, status: Schema.String, count: Count, example: Schema.String })),
+  failures: Schema.Array(
+    Schema.Struct({ stage: Schema.String, status: Schema.String, count: Count, example: Schema.String })
+  ),
   requests: Count,
   cacheHits: Count,
   tokens: Count,
@@ -90,4 +95,5 @@ export const RunReport = Schema.Struct({
 })
 export type RunReport = typeof RunReport.Type
 
-export const encodeReportJson = (report: RunReport): string => JSON.stringify(Schema.encodeSync(RunReport)(report), null, 2)
+export const encodeReportJson = (report: RunReport): string =>
+  JSON.stringify(Schema.encodeSync(RunReport)(report), null, 2)

@@ -19,7 +19,12 @@ export interface ReportFiles {
 
 export const reportFiles = (outputPath: string): ReportFiles => {
   const stem = join(dirname(outputPath), basename(outputPath, extname(outputPath)))
-  return { html: `${stem}.report.html`, markdown: `${stem}.report.md`, json: `${stem}.report.json`, csv: `${stem}.flagged.csv` }
+  return {
+    html: `${stem}.report.html`,
+    markdown: `${stem}.report.md`,
+    json: `${stem}.report.json`,
+    csv: `${stem}.flagged.csv`
+  }
 }
 
 export const writeReport = (report: RunReport, files: ReportFiles) =>
@@ -50,7 +55,8 @@ export const exceeded = (report: RunReport, t: Thresholds): ReadonlyArray<string
   if (changes === undefined) return []
   const out: Array<string> = []
   const n = changes.newlyFlagged.length
-  if (t.newlyFlagged !== undefined && n > t.newlyFlagged) out.push(`${n} newly flagged records (threshold ${t.newlyFlagged})`)
+  if (t.newlyFlagged !== undefined && n > t.newlyFlagged)
+    out.push(`${n} newly flagged records (threshold ${t.newlyFlagged})`)
   for (const [code, limit] of Object.entries(t.categories ?? {})) {
     const inCode = changes.newlyFlagged.filter((f) => f.categories.includes(code)).length
     if (inCode > limit) out.push(`${inCode} newly flagged records in ${code} (threshold ${limit})`)

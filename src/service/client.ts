@@ -21,12 +21,7 @@ import {
 import { httpClientLayer, isTimeout } from "./http.ts"
 import { Models } from "./limits.ts"
 import { parseVerdict, type Verdict } from "./moderation.ts"
-import {
-  ChatCompletion,
-  type ChatCompletionChunk,
-  ChatRequest,
-  type Usage
-} from "./schemas/chat.ts"
+import { ChatCompletion, type ChatCompletionChunk, ChatRequest, type Usage } from "./schemas/chat.ts"
 import {
   EmbeddingsRequest,
   EmbeddingsResponse,
@@ -96,7 +91,10 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
     /** The error's own text and its cause's (never the request or its headers). */
     const transport = (endpoint: Endpoint) => (error: { readonly message: string; readonly cause?: unknown }) => {
       if (isTimeout(error)) return new TimeoutError({ endpoint, after: config.timeout })
-      const cause = error.cause instanceof Error ? `: ${error.cause.message}${error.cause.cause instanceof Error ? ` (${error.cause.cause.message})` : ""}` : ""
+      const cause =
+        error.cause instanceof Error
+          ? `: ${error.cause.message}${error.cause.cause instanceof Error ? ` (${error.cause.cause.message})` : ""}`
+          : ""
       return new TransportError({ endpoint, detail: error.message + cause })
     }
 
@@ -110,7 +108,9 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
             : response.text.pipe(
                 Effect.orElseSucceed(() => ""),
                 Effect.flatMap((text) =>
-                  Effect.fail(errorForStatus(endpoint, response.status, serviceMessage(text), response.headers["retry-after"]))
+                  Effect.fail(
+                    errorForStatus(endpoint, response.status, serviceMessage(text), response.headers["retry-after"])
+                  )
                 )
               )
         )
@@ -123,8 +123,15 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
           Effect.catchAll((e): Effect.Effect<never, ResponseDecodeError | TransportError | TimeoutError> =>
             e.reason === "Decode"
               ? // The text is cached by the response: read again for the sample.
-                Effect.flatMap(Effect.orElseSucceed(response.text, () => ""), (text) =>
-                  Effect.fail(new ResponseDecodeError({ endpoint, detail: `${answered(response)}: ${sample(text)} is not JSON` }))
+                Effect.flatMap(
+                  Effect.orElseSucceed(response.text, () => ""),
+                  (text) =>
+                    Effect.fail(
+                      new ResponseDecodeError({
+                        endpoint,
+                        detail: `${answered(response)}: ${sample(text)} is not JSON`
+                      })
+                    )
                 )
               : Effect.fail(transport(endpoint)(e))
           ),
@@ -132,7 +139,12 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
             Either.match(decode(json), {
               onRight: Effect.succeed,
               onLeft: (error) =>
-                Effect.fail(new ResponseDecodeError({ endpoint, detail: `${answered(response)}: not the documented shape: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }))
+                Effect.fail(
+                  new ResponseDecodeError({
+                    endpoint,
+                    detail: `${answered(response)}: not the documented shape: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+                  })
+                )
             })
           )
         )
@@ -150,9 +162,7 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
       )
 
     /** §4.1, stream true: the chunks as they arrive; fails IncompleteStreamError without `[DONE]`. */
-    const chatStream = (
-      input: ChatInput
-    ): Stream.Stream<ChatCompletionChunk, ServiceError | IncompleteStreamError> =>
+    const chatStream = (input: ChatInput): Stream.Stream<ChatCompletionChunk, ServiceError | IncompleteStreamError> =>
       Stream.unwrap(
         prepareChat({ ...input, stream: true }).pipe(
           Effect.flatMap((body) => execute("chat", Paths.chat, body)),
@@ -171,7 +181,10 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
             : Effect.fail(
                 new IncompleteStreamError({
                   endpoint: "chat",
-                  detail: chunks.length === 0 ? "no chunk before data: [DONE]" : `no finish chunk for choice ${unfinished.join(", ")} before data: [DONE]`,
+                  detail:
+                    chunks.length === 0
+                      ? "no chunk before data: [DONE]"
+                      : `no finish chunk for choice ${unfinished.join(", ")} before data: [DONE]`,
                   chunksReceived: chunks.length
                 })
               )
@@ -182,13 +195,21 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
      * Structured output (§2.4): asks with `response_format` and validates the first choice against
      * the JSON Schema (json_schema) or as a JSON object (json_object).
      */
-    const chatJson = (input: ChatInput): Effect.Effect<{ readonly value: unknown; readonly completion: ChatCompletion }, ServiceError | StructuredOutputError> =>
+    const chatJson = (
+      input: ChatInput
+    ): Effect.Effect<
+      { readonly value: unknown; readonly completion: ChatCompletion },
+      ServiceError | StructuredOutputError
+    > =>
       chat(input).pipe(
         Effect.flatMap((completion) => {
           const raw = completion.choices[0]?.message.content ?? ""
-          const schema = input.response_format?.type === "json_schema" ? input.response_format.json_schema?.schema : undefined
+          const schema =
+            input.response_format?.type === "json_schema" ? input.response_format.json_schema?.schema : undefined
           if (input.response_format === undefined || input.response_format.type === "text") {
-            return Effect.fail(new StructuredOutputError({ raw, detail: "chatJson needs response_format json_object or json_schema" }))
+            return Effect.fail(
+              new StructuredOutputError({ raw, detail: "chatJson needs response_format json_object or json_schema" })
+            )
           }
           return Either.match(validateStructured(raw, schema), {
             onLeft: Effect.fail,
@@ -223,15 +244,21 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
 
     /** §4.5 */
     const embed = (input: EmbeddingsRequest): Effect.Effect<EmbeddingsResponse, ServiceError> =>
-      prepareEmbeddings(input).pipe(Effect.flatMap((body) => call("embeddings", Paths.embeddings, body, EmbeddingsResponse)))
+      prepareEmbeddings(input).pipe(
+        Effect.flatMap((body) => call("embeddings", Paths.embeddings, body, EmbeddingsResponse))
+      )
 
     /** §4.6 */
     const translate = (input: TranslateRequest): Effect.Effect<TranslateResponse, ServiceError> =>
-      prepareTranslate(withoutModel(input)).pipe(Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse)))
+      prepareTranslate(withoutModel(input)).pipe(
+        Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse))
+      )
 
     /** §4.2: runs the model's tool calls with `handlers` and returns the final answer. */
-    const chatWithTools = <E = never, R = never>(input: ChatInput, handlers: Readonly<Record<string, ToolHandler<E, R>>>) =>
-      toolRoundTrip(chat, input, handlers)
+    const chatWithTools = <E = never, R = never>(
+      input: ChatInput,
+      handlers: Readonly<Record<string, ToolHandler<E, R>>>
+    ) => toolRoundTrip(chat, input, handlers)
 
     return { chat, chatStream, chatStreamed, chatJson, chatWithTools, moderate, rerank, embed, translate } as const
   })

@@ -38,7 +38,9 @@ export const envProvider = (cwd: string = process.cwd()): ConfigProvider.ConfigP
   const file = `${cwd}/.env`
   const fromFile = existsSync(file) ? parseEnv(readFileSync(file, "utf8")) : {}
   return ConfigProvider.fromEnv().pipe(
-    ConfigProvider.orElse(() => ConfigProvider.fromMap(new Map(Object.entries(fromFile).map(([k, v]) => [k, String(v)]))))
+    ConfigProvider.orElse(() =>
+      ConfigProvider.fromMap(new Map(Object.entries(fromFile).map(([k, v]) => [k, String(v)])))
+    )
   )
 }
 
@@ -61,10 +63,13 @@ export const layerFromEnv = Layer.effect(
   ServiceConfig,
   Effect.gen(function* () {
     const s = yield* settingsFromEnv
-    const baseUrl = yield* Option.match(Option.filter(s.baseUrl, (u) => u !== ""), {
-      onNone: () => Effect.fail(new Error("SVC_BASE_URL is not set")),
-      onSome: Effect.succeed
-    })
+    const baseUrl = yield* Option.match(
+      Option.filter(s.baseUrl, (u) => u !== ""),
+      {
+        onNone: () => Effect.fail(new Error("SVC_BASE_URL is not set")),
+        onSome: Effect.succeed
+      }
+    )
     const apiKey = yield* Option.match(s.apiKey, {
       onNone: () => Effect.fail(new Error("SVC_API_KEY is not set")),
       onSome: Effect.succeed

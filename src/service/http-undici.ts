@@ -19,7 +19,9 @@ export const dispatcherLayer = Layer.scoped(
     )
     // @effect/platform-node's undici client sets headersTimeout 1 h and bodyTimeout 0 on every
     // request ("leave timeouts to Effect.timeout"); put ours back at dispatch time.
-    return agent.compose((dispatch) => (options, handler) => dispatch({ ...options, headersTimeout, bodyTimeout }, handler))
+    return agent.compose(
+      (dispatch) => (options, handler) => dispatch({ ...options, headersTimeout, bodyTimeout }, handler)
+    )
   })
 )
 

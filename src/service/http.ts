@@ -29,7 +29,10 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, ServiceC
       )
     )
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      (request) => (loaded !== undefined ? Effect.flatMap(request, loaded.execute) : Effect.flatMap(load, (c) => Effect.flatMap(request, c.execute))),
+      (request) =>
+        loaded !== undefined
+          ? Effect.flatMap(request, loaded.execute)
+          : Effect.flatMap(load, (c) => Effect.flatMap(request, c.execute)),
       Effect.succeed
     )
   })

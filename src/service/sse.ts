@@ -25,33 +25,35 @@ export const decodeChatStream = <E>(
           Effect.flatMap((s) => Effect.fail(new IncompleteStreamError({ endpoint, detail, chunksReceived: s.chunks })))
         )
       const events = bytes.pipe(
-        Stream.catchAll((cause) =>
-          Stream.fromEffect(incomplete(`connection broke: ${describe(cause)}`))
-        ),
+        Stream.catchAll((cause) => Stream.fromEffect(incomplete(`connection broke: ${describe(cause)}`))),
         Stream.decodeText(),
         Stream.pipeThroughChannel(Sse.makeChannel()),
         Stream.takeUntil((event) => event.data === "[DONE]")
       )
       const chunks = events.pipe(
-        Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ChatCompletionChunk>, IncompleteStreamError | ResponseDecodeError> => {
-          if (event.data === "[DONE]") return Ref.update(state, (s) => ({ ...s, done: true })).pipe(Effect.as([]))
-          return Either.match(decodeChunk(event.data), {
-            onRight: (chunk) => Ref.update(state, (s) => ({ ...s, chunks: s.chunks + 1 })).pipe(Effect.as([chunk])),
-            onLeft: (error) =>
-              // §4.1 rule 6: after HTTP 200 an error has no guaranteed format; a body that is
-              // JSON with a message but no choices is a server-side failure mid-stream.
-              isErrorPayload(event.data)
-                ? incomplete(`error event after the stream began: ${event.data.slice(0, 300)}`)
-                : Effect.fail(
-                    new ResponseDecodeError({ endpoint, detail: ParseResult.TreeFormatter.formatErrorSync(error) })
-                  )
-          })
-        }),
+        Stream.mapEffect(
+          (event): Effect.Effect<ReadonlyArray<ChatCompletionChunk>, IncompleteStreamError | ResponseDecodeError> => {
+            if (event.data === "[DONE]") return Ref.update(state, (s) => ({ ...s, done: true })).pipe(Effect.as([]))
+            return Either.match(decodeChunk(event.data), {
+              onRight: (chunk) => Ref.update(state, (s) => ({ ...s, chunks: s.chunks + 1 })).pipe(Effect.as([chunk])),
+              onLeft: (error) =>
+                // §4.1 rule 6: after HTTP 200 an error has no guaranteed format; a body that is
+                // JSON with a message but no choices is a server-side failure mid-stream.
+                isErrorPayload(event.data)
+                  ? incomplete(`error event after the stream began: ${event.data.slice(0, 300)}`)
+                  : Effect.fail(
+                      new ResponseDecodeError({ endpoint, detail: ParseResult.TreeFormatter.formatErrorSync(error) })
+                    )
+            })
+          }
+        ),
         Stream.flattenIterables
       )
       const closing = Stream.unwrap(
         Ref.get(state).pipe(
-          Effect.map((s) => (s.done ? Stream.empty : Stream.fromEffect(incomplete("the stream ended before data: [DONE]"))))
+          Effect.map((s) =>
+            s.done ? Stream.empty : Stream.fromEffect(incomplete("the stream ended before data: [DONE]"))
+          )
         )
       )
       return Stream.concat(chunks, closing)

@@ -11,12 +11,14 @@ type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base")
 // Loaded on first use (its tables take ~0.15 s and ~30 MB): commands that never count tokens, and
 // texts short enough to skip counting, never pay for it. Its CommonJS build loads synchronously.
 let encoding: Encoding | undefined
-export const o200k = (): Encoding => (encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding)
+export const o200k = (): Encoding =>
+  (encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding)
 
 export const countTokens = (text: string): number => (text.length === 0 ? 0 : o200k().countTokens(text))
 
 /** True when `text` is surely at most `limit` tokens without tokenizing it (UTF-8 bytes within the limit). */
-export const surelyWithinTokens = (text: string, limit: number): boolean => text.length <= limit && utf8Bytes(text) <= limit
+export const surelyWithinTokens = (text: string, limit: number): boolean =>
+  text.length <= limit && utf8Bytes(text) <= limit
 
 /** True when `text` is at most `limit` tokens; cheap for texts that are obviously short. */
 export const withinTokens = (text: string, limit: number): boolean => {

@@ -59,14 +59,20 @@ export const toolRoundTrip = <E = never, R = never>(
         }
         const args = yield* Effect.try({
           try: () => JSON.parse(call.function.arguments) as unknown,
-          catch: () => new ToolCallError({ tool: call.function.name, detail: `arguments are not JSON: ${call.function.arguments}` })
+          catch: () =>
+            new ToolCallError({
+              tool: call.function.name,
+              detail: `arguments are not JSON: ${call.function.arguments}`
+            })
         })
         const result = yield* handler(args)
         messages.push({ role: "tool", tool_call_id: call.id, content: result })
         toolCalls++
       }
       // More rounds: the model may call again (auto); the last: no tools, so it must answer.
-      completion = yield* chat(round < Math.max(1, maxRounds) ? { ...input, tool_choice: "auto", messages } : { ...withoutTools, messages })
+      completion = yield* chat(
+        round < Math.max(1, maxRounds) ? { ...input, tool_choice: "auto", messages } : { ...withoutTools, messages }
+      )
     }
     return { completion, messages: [...messages, reply(completion)], toolCalls }
   })

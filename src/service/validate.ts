@@ -54,7 +54,13 @@ export const prepareBody = <A>(endpoint: Endpoint, path: string, schema: Schema.
   const sized = (body: string): Effect.Effect<string, InvalidRequestError> => {
     const bytes = utf8Bytes(body)
     return bytes > limit
-      ? Effect.fail(new InvalidRequestError({ endpoint, field: "(body)", limit: `request body is ${bytes} bytes; at most ${limit}` }))
+      ? Effect.fail(
+          new InvalidRequestError({
+            endpoint,
+            field: "(body)",
+            limit: `request body is ${bytes} bytes; at most ${limit}`
+          })
+        )
       : Effect.succeed(body)
   }
   const shapeKey = (request: unknown): string | undefined => {

@@ -79,7 +79,10 @@ export const embeddingChunks = (text: string, limit: number): ReadonlyArray<Chun
  * values) and a rerun (the ledger's) then give the same vector to the bit, and the output and the
  * store with it. Summed in part order in double precision, rounded once at the end.
  */
-export const weightedMean = (vectors: ReadonlyArray<ReadonlyArray<number>>, weights: ReadonlyArray<number>): Array<number> => {
+export const weightedMean = (
+  vectors: ReadonlyArray<ReadonlyArray<number>>,
+  weights: ReadonlyArray<number>
+): Array<number> => {
   const total = weights.reduce((a, b) => a + b, 0)
   const w = total > 0 ? weights.map((x) => x / total) : weights.map(() => 1 / weights.length)
   const out = new Array<number>(vectors[0]!.length).fill(0)
@@ -124,7 +127,12 @@ const embedText = (
     )
   )
 
-export const CHUNK_COLUMNS = { index: "chunk_index", start: "chunk_start", end: "chunk_end", text: "chunk_text" } as const
+export const CHUNK_COLUMNS = {
+  index: "chunk_index",
+  start: "chunk_start",
+  end: "chunk_end",
+  text: "chunk_text"
+} as const
 
 export const embed = (options: EmbedOptions): Stage => {
   const model = options.model ?? Models.embedding
@@ -164,7 +172,8 @@ export const embed = (options: EmbedOptions): Stage => {
     ...(options.when ? { when: options.when } : {}),
     prepare: (fields) => {
       const value = fields[options.field]
-      if (value === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.field)} is missing` })
+      if (value === undefined)
+        return new StageInputError({ message: `field ${JSON.stringify(options.field)} is missing` })
       const read = fieldText(options.field, value)
       if (read !== null && typeof read !== "string") return read
       const text = read ?? ""
@@ -172,7 +181,8 @@ export const embed = (options: EmbedOptions): Stage => {
       const all = embeddingChunks(text, limit)
       const chunks = long === "truncate" ? all.slice(0, 1) : all
       const requests = chunks.map((c, i) => request(c, `${options.field} chunk ${i + 1}/${chunks.length}`))
-      const counts = all.length > 1 ? { embed_chunked: 1, ...(long === "truncate" ? { embed_truncated: 1 } : {}) } : undefined
+      const counts =
+        all.length > 1 ? { embed_chunked: 1, ...(long === "truncate" ? { embed_truncated: 1 } : {}) } : undefined
       if (long === "chunks") {
         return prepared(
           requests,
@@ -190,7 +200,17 @@ export const embed = (options: EmbedOptions): Stage => {
       // One chunk: the answer itself (stored once, referenced by the record); several: their mean.
       return prepared(
         requests,
-        (vectors) => [{ [vectorColumn]: vectors.length === 1 ? vectors[0] : weightedMean(vectors, chunks.map((c) => c.tokens)) }],
+        (vectors) => [
+          {
+            [vectorColumn]:
+              vectors.length === 1
+                ? vectors[0]
+                : weightedMean(
+                    vectors,
+                    chunks.map((c) => c.tokens)
+                  )
+          }
+        ],
         counts
       )
     }
@@ -199,7 +219,8 @@ export const embed = (options: EmbedOptions): Stage => {
 
 export const embedStage = defineStageType({
   name: "embed",
-  description: "one text field into a 1536-d vector (svc3-embedding); adds embedding (vector(1536)), and with long: chunks one row per chunk",
+  description:
+    "one text field into a 1536-d vector (svc3-embedding); adds embedding (vector(1536)), and with long: chunks one row per chunk",
   options: Schema.Struct({
     field: Schema.NonEmptyString,
     task_type: Schema.optional(EmbeddingTaskType),

@@ -25,14 +25,23 @@ import { column, type Column, ColumnType } from "../pipeline/columns.ts"
 import type { TextService } from "../service/client.ts"
 import type { IncompleteStreamError, ServiceError } from "../service/errors.ts"
 import { Models } from "../service/limits.ts"
-import { ChatParameters, type ChatCompletion, type ChatRequest, type Message, type Tool } from "../service/schemas/chat.ts"
+import {
+  ChatParameters,
+  type ChatCompletion,
+  type ChatRequest,
+  type Message,
+  type Tool
+} from "../service/schemas/chat.ts"
 import { validateStructured } from "../service/structured.ts"
 import { type ToolCallError, type ToolHandler, toolRoundTrip } from "../service/tools.ts"
 import { defineStageType } from "../pipeline/stage-type.ts"
 
 type JsonSchema = Readonly<Record<string, unknown>>
 
-export type OutputFormat = { readonly type: "text" } | { readonly type: "json_object" } | { readonly type: "json_schema"; readonly name: string; readonly schema: JsonSchema; readonly strict?: boolean }
+export type OutputFormat =
+  | { readonly type: "text" }
+  | { readonly type: "json_object" }
+  | { readonly type: "json_schema"; readonly name: string; readonly schema: JsonSchema; readonly strict?: boolean }
 
 /** A function the model may call, with its handler (presets only: a job file cannot hold code). */
 export interface GenerateTool {
@@ -42,7 +51,21 @@ export interface GenerateTool {
   readonly handler: ToolHandler<ToolCallError, never>
 }
 
-type Sampling = Partial<Pick<ChatRequest, "frequency_penalty" | "max_completion_tokens" | "n" | "presence_penalty" | "repetition_penalty" | "seed" | "stop" | "temperature" | "top_p" | "top_k">>
+type Sampling = Partial<
+  Pick<
+    ChatRequest,
+    | "frequency_penalty"
+    | "max_completion_tokens"
+    | "n"
+    | "presence_penalty"
+    | "repetition_penalty"
+    | "seed"
+    | "stop"
+    | "temperature"
+    | "top_p"
+    | "top_k"
+  >
+>
 
 export interface GenerateOptions extends Sampling {
   readonly prompt: string
@@ -69,10 +92,15 @@ type Generated = typeof Generated.Type
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g
 
 /** The fields a template reads, in order, each once. */
-export const templateFields = (template: string): ReadonlyArray<string> => [...new Set([...template.matchAll(PLACEHOLDER)].map((m) => m[1]!))]
+export const templateFields = (template: string): ReadonlyArray<string> => [
+  ...new Set([...template.matchAll(PLACEHOLDER)].map((m) => m[1]!))
+]
 
 /** The template filled from `fields`, or the first field it names that the record lacks. */
-export const fillTemplate = (template: string, fields: Readonly<Record<string, unknown>>): { readonly text: string } | { readonly missing: string } => {
+export const fillTemplate = (
+  template: string,
+  fields: Readonly<Record<string, unknown>>
+): { readonly text: string } | { readonly missing: string } => {
   for (const name of templateFields(template)) if (fields[name] === undefined) return { missing: name }
   return {
     text: template.replace(PLACEHOLDER, (_, name: string) => {
@@ -94,7 +122,13 @@ const columnTypeOf = (schema: unknown): ColumnType => {
   // ["number", "null"] is a nullable number: every column is nullable anyway.
   const nonNull = Array.isArray(declared) ? declared.filter((t) => t !== "null") : [declared]
   const type = nonNull.length === 1 ? nonNull[0] : undefined
-  return type === "string" ? ColumnType.string : type === "number" || type === "integer" ? ColumnType.number : type === "boolean" ? ColumnType.boolean : ColumnType.json
+  return type === "string"
+    ? ColumnType.string
+    : type === "number" || type === "integer"
+      ? ColumnType.number
+      : type === "boolean"
+        ? ColumnType.boolean
+        : ColumnType.json
 }
 
 const toGenerated = (c: ChatCompletion, toolCalls = 0): Generated => ({
@@ -109,14 +143,36 @@ export const generate = (options: GenerateOptions): Stage | string => {
   const json = format.type !== "text"
   if (json && (options.n ?? 1) > 1) return "n: more than one candidate is not supported with JSON output"
   const attempts = options.validationAttempts ?? 3
-  const { prompt, system, response_format: _f, validationAttempts: _v, tools: _t, maxToolRounds: _r, stream: _s, prefix: _p, when: _w, model: _m, ...sampling } = options
+  const {
+    prompt,
+    system,
+    response_format: _f,
+    validationAttempts: _v,
+    tools: _t,
+    maxToolRounds: _r,
+    stream: _s,
+    prefix: _p,
+    when: _w,
+    model: _m,
+    ...sampling
+  } = options
   const tools: ReadonlyArray<Tool> = (options.tools ?? []).map((t) => ({
     type: "function",
-    function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters }
+    function: {
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      parameters: t.parameters
+    }
   }))
   const handlers = Object.fromEntries((options.tools ?? []).map((t) => [t.name, t.handler]))
-  const out = { text: `${prefix}text`, finish: `${prefix}finish_reason`, json: `${prefix}json`, toolCalls: `${prefix}tool_calls` }
-  const properties = format.type === "json_schema" ? Object.entries((format.schema.properties ?? {}) as Record<string, unknown>) : []
+  const out = {
+    text: `${prefix}text`,
+    finish: `${prefix}finish_reason`,
+    json: `${prefix}json`,
+    toolCalls: `${prefix}tool_calls`
+  }
+  const properties =
+    format.type === "json_schema" ? Object.entries((format.schema.properties ?? {}) as Record<string, unknown>) : []
   const columns: Array<Column> = json
     ? [column(out.json, ColumnType.json), ...properties.map(([name, s]) => column(`${prefix}${name}`, columnTypeOf(s)))]
     : [column(out.text, (options.n ?? 1) > 1 ? ColumnType.json : ColumnType.string)]
@@ -124,7 +180,14 @@ export const generate = (options: GenerateOptions): Stage | string => {
   if (tools.length > 0) columns.push(column(out.toolCalls, ColumnType.number))
   const responseFormat: ChatRequest["response_format"] =
     format.type === "json_schema"
-      ? { type: "json_schema", json_schema: { name: format.name, schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}) } }
+      ? {
+          type: "json_schema",
+          json_schema: {
+            name: format.name,
+            schema: format.schema,
+            ...(format.strict !== undefined ? { strict: format.strict } : {})
+          }
+        }
       : format.type === "json_object"
         ? { type: "json_object" }
         : undefined
@@ -133,7 +196,10 @@ export const generate = (options: GenerateOptions): Stage | string => {
     svc: TextService,
     messages: ReadonlyArray<Message>,
     seed: number | undefined
-  ): Effect.Effect<{ readonly g: Generated; readonly tokens: number }, ServiceError | IncompleteStreamError | ToolCallError> => {
+  ): Effect.Effect<
+    { readonly g: Generated; readonly tokens: number },
+    ServiceError | IncompleteStreamError | ToolCallError
+  > => {
     const input = {
       model,
       messages,
@@ -146,7 +212,9 @@ export const generate = (options: GenerateOptions): Stage | string => {
         Effect.map((r) => ({ g: toGenerated(r.completion, r.toolCalls), tokens: r.completion.usage.total_tokens }))
       )
     }
-    return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(Effect.map((c) => ({ g: toGenerated(c), tokens: c.usage.total_tokens })))
+    return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(
+      Effect.map((c) => ({ g: toGenerated(c), tokens: c.usage.total_tokens }))
+    )
   }
 
   const request = (messages: ReadonlyArray<Message>, text: string): StageRequest<Generated> => {
@@ -155,7 +223,13 @@ export const generate = (options: GenerateOptions): Stage | string => {
     return makeRequest({
       endpoint: "chat",
       model,
-      params: { system: system ?? null, sampling, response_format: responseFormat ?? null, tools: tools.map((t) => t.function), rounds: options.maxToolRounds ?? 1 },
+      params: {
+        system: system ?? null,
+        sampling,
+        response_format: responseFormat ?? null,
+        tools: tools.map((t) => t.function),
+        rounds: options.maxToolRounds ?? 1
+      },
       text,
       answer: Generated,
       // Suspended: the engine re-runs the same effect on a retry, and each run must draw anew.
@@ -168,11 +242,23 @@ export const generate = (options: GenerateOptions): Stage | string => {
               if (!json) return Effect.succeed({ value: g, tokens })
               const choice = g.choices[0]
               if (choice?.finish_reason === "length") {
-                return Effect.fail({ _tag: "TruncatedOutput", message: "the JSON answer was cut at max_completion_tokens (finish_reason length): raise max_completion_tokens", retryable: false })
+                return Effect.fail({
+                  _tag: "TruncatedOutput",
+                  message:
+                    "the JSON answer was cut at max_completion_tokens (finish_reason length): raise max_completion_tokens",
+                  retryable: false
+                })
               }
-              const checked = validateStructured(choice?.content ?? "", format.type === "json_schema" ? (format.schema as Record<string, unknown>) : undefined)
+              const checked = validateStructured(
+                choice?.content ?? "",
+                format.type === "json_schema" ? (format.schema as Record<string, unknown>) : undefined
+              )
               if (checked._tag === "Left") {
-                return Effect.fail({ _tag: "SchemaMismatch", message: `the answer does not conform to the schema (attempt ${n + 1} of ${attempts}): ${checked.left.detail}`, retryable: n + 1 < attempts })
+                return Effect.fail({
+                  _tag: "SchemaMismatch",
+                  message: `the answer does not conform to the schema (attempt ${n + 1} of ${attempts}): ${checked.left.detail}`,
+                  retryable: n + 1 < attempts
+                })
               }
               return Effect.succeed({ value: g, tokens })
             })
@@ -190,8 +276,12 @@ export const generate = (options: GenerateOptions): Stage | string => {
     ...(options.when ? { when: options.when } : {}),
     prepare: (fields) => {
       const filled = fillTemplate(prompt, fields)
-      if ("missing" in filled) return new StageInputError({ message: `prompt: field ${JSON.stringify(filled.missing)} is missing` })
-      const messages: Array<Message> = [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), { role: "user", content: filled.text }]
+      if ("missing" in filled)
+        return new StageInputError({ message: `prompt: field ${JSON.stringify(filled.missing)} is missing` })
+      const messages: Array<Message> = [
+        ...(system !== undefined ? [{ role: "system" as const, content: system }] : []),
+        { role: "user", content: filled.text }
+      ]
       return prepared([request(messages, filled.text)], ([g]) => {
         const row: Record<string, unknown> = { ...nulls }
         const choices = g!.choices
@@ -233,7 +323,9 @@ const loadSchema = (spec: JsonSchema | string, dir: string): JsonSchema | string
   const path = resolve(dir, spec)
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"))
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonSchema) : `response_format.schema: ${path} is not a JSON object`
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as JsonSchema)
+      : `response_format.schema: ${path} is not a JSON object`
   } catch (e) {
     return `response_format.schema: cannot read ${path}: ${(e as Error).message}`
   }
@@ -241,7 +333,8 @@ const loadSchema = (spec: JsonSchema | string, dir: string): JsonSchema | string
 
 export const generateStage = defineStageType({
   name: "generate",
-  description: "a chat completion per record from a prompt template ({{field}}); text, or JSON validated against a schema with its properties as columns",
+  description:
+    "a chat completion per record from a prompt template ({{field}}); text, or JSON validated against a schema with its properties as columns",
   options: Schema.Struct({
     prompt: Schema.NonEmptyString,
     system: Schema.optional(Schema.String),
@@ -258,7 +351,12 @@ export const generateStage = defineStageType({
     if (response_format?.type === "json_schema") {
       const schema = loadSchema(response_format.schema, context.dir)
       if (typeof schema === "string") return schema
-      format = { type: "json_schema", name: response_format.name, schema, ...(response_format.strict !== undefined ? { strict: response_format.strict } : {}) }
+      format = {
+        type: "json_schema",
+        name: response_format.name,
+        schema,
+        ...(response_format.strict !== undefined ? { strict: response_format.strict } : {})
+      }
     } else if (response_format !== undefined) format = response_format
     return generate({ ...rest, ...(format ? { response_format: format } : {}), ...(when ? { when } : {}) })
   }

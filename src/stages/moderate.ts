@@ -48,7 +48,11 @@ export const moderate = (options: ModerateOptions): Stage => {
       // The guard's text, parsed when the record is assembled (a parser fix applies to stored answers).
       answer: Schema.String,
       send: (svc) => {
-        const input = { model, messages: [{ role: "user" as const, content: text }], max_completion_tokens: MAX_VERDICT_TOKENS }
+        const input = {
+          model,
+          messages: [{ role: "user" as const, content: text }],
+          max_completion_tokens: MAX_VERDICT_TOKENS
+        }
         return (options.stream ? svc.chatStreamed(input) : svc.chat(input)).pipe(
           Effect.map((c) => ({ value: c.choices[0]?.message.content ?? "", tokens: c.usage.total_tokens }))
         )
@@ -80,7 +84,11 @@ export const moderate = (options: ModerateOptions): Stage => {
     name: "moderate",
     reads: options.fields,
     calls: [{ endpoint: "chat", model }],
-    columns: [column(out.verdict, ColumnType.string), column(out.categories, ColumnType.string), column(out.raw, ColumnType.string)],
+    columns: [
+      column(out.verdict, ColumnType.string),
+      column(out.categories, ColumnType.string),
+      column(out.raw, ColumnType.string)
+    ],
     ...(options.when ? { when: options.when } : {}),
     prepare: (fields) => {
       const requests: Array<StageRequest<string>> = []
@@ -95,7 +103,10 @@ export const moderate = (options: ModerateOptions): Stage => {
         for (const chunk of chunks) if (chunk.trim() !== "") requests.push(request(chunk))
       }
       // Nothing to judge (null, empty or blank text): its own verdict, never "safe" without a request.
-      if (requests.length === 0) return prepared(requests, () => [{ [out.verdict]: "empty", [out.categories]: "", [out.raw]: "" }], { [EMPTY]: 1 })
+      if (requests.length === 0)
+        return prepared(requests, () => [{ [out.verdict]: "empty", [out.categories]: "", [out.raw]: "" }], {
+          [EMPTY]: 1
+        })
       return prepared(requests, assemble)
     }
   }

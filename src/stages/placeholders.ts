@@ -24,7 +24,10 @@ const trimUrl = (t: string) => (/^https?:/.test(t) ? t.replace(/[.,;:!?)\]]+$/, 
 
 const normalise = (token: string): string =>
   /^[0-9０-９]/.test(token)
-    ? token.replace(/[０-９]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xfee0)).replace(/[,，]/g, "").replace("．", ".")
+    ? token
+        .replace(/[０-９]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xfee0))
+        .replace(/[,，]/g, "")
+        .replace("．", ".")
     : token
 
 /** The protected tokens of `text`, in order of appearance. */

@@ -50,7 +50,10 @@ export interface Ranked {
 const BatchScores = Schema.Array(Schema.Number)
 
 /** Batches of at most 20, in order. */
-export const batches = <A>(items: ReadonlyArray<A>, size: number = Limits.rerankMaxDocuments): ReadonlyArray<ReadonlyArray<A>> => {
+export const batches = <A>(
+  items: ReadonlyArray<A>,
+  size: number = Limits.rerankMaxDocuments
+): ReadonlyArray<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
   return out
@@ -59,7 +62,13 @@ export const batches = <A>(items: ReadonlyArray<A>, size: number = Limits.rerank
 /** One call's scores, in the order of `documents`. */
 export const scoreBatch = (
   svc: TextService,
-  input: { readonly query: string; readonly documents: ReadonlyArray<string>; readonly model: string; readonly task_type?: RerankTaskType | undefined; readonly query_instruction?: string | undefined }
+  input: {
+    readonly query: string
+    readonly documents: ReadonlyArray<string>
+    readonly model: string
+    readonly task_type?: RerankTaskType | undefined
+    readonly query_instruction?: string | undefined
+  }
 ): Effect.Effect<{ readonly value: ReadonlyArray<number>; readonly tokens: number }, ServiceError> =>
   svc
     .rerank({
@@ -72,13 +81,17 @@ export const scoreBatch = (
     .pipe(
       Effect.map((r) => {
         const scores = new Array<number>(input.documents.length).fill(Number.NaN)
-        for (const s of r.data[0].result) if (s.document_id >= 0 && s.document_id < scores.length) scores[s.document_id] = s.score
+        for (const s of r.data[0].result)
+          if (s.document_id >= 0 && s.document_id < scores.length) scores[s.document_id] = s.score
         return { value: scores, tokens: r.usage.total_tokens }
       })
     )
 
 /** Merged scores → candidates best first (ties: the earlier candidate first). */
-export const rank = (items: ReadonlyArray<{ readonly index: number; readonly text: string }>, scores: ReadonlyArray<number>): Array<Ranked> =>
+export const rank = (
+  items: ReadonlyArray<{ readonly index: number; readonly text: string }>,
+  scores: ReadonlyArray<number>
+): Array<Ranked> =>
   items
     .map((c, i) => ({ index: c.index, score: scores[i]!, text: c.text }))
     .filter((r) => !Number.isNaN(r.score))
@@ -109,7 +122,11 @@ export const rerank = (options: RerankOptions): Stage => {
   const out = { ranked: `${prefix}ranked`, top: `${prefix}top`, warnings: `${prefix}warnings` }
   const params = { task_type: options.task_type ?? null, query_instruction: options.query_instruction ?? null }
 
-  const request = (query: string, documents: ReadonlyArray<string>, label: string): StageRequest<ReadonlyArray<number>> =>
+  const request = (
+    query: string,
+    documents: ReadonlyArray<string>,
+    label: string
+  ): StageRequest<ReadonlyArray<number>> =>
     makeRequest({
       endpoint: "rerank",
       model,
@@ -117,32 +134,51 @@ export const rerank = (options: RerankOptions): Stage => {
       text: query,
       label,
       answer: BatchScores,
-      send: (svc) => scoreBatch(svc, { query, documents, model, task_type: options.task_type, query_instruction: options.query_instruction })
+      send: (svc) =>
+        scoreBatch(svc, {
+          query,
+          documents,
+          model,
+          task_type: options.task_type,
+          query_instruction: options.query_instruction
+        })
     })
 
   return {
     name: "rerank",
     reads: [options.query, options.candidates],
     calls: [{ endpoint: "rerank", model }],
-    columns: [column(out.ranked, ColumnType.json), column(out.top, ColumnType.string), column(out.warnings, ColumnType.string)],
+    columns: [
+      column(out.ranked, ColumnType.json),
+      column(out.top, ColumnType.string),
+      column(out.warnings, ColumnType.string)
+    ],
     ...(options.when ? { when: options.when } : {}),
     prepare: (fields) => {
       const queryValue = fields[options.query]
-      if (queryValue === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.query)} is missing` })
-      if (fields[options.candidates] === undefined) return new StageInputError({ message: `field ${JSON.stringify(options.candidates)} is missing` })
+      if (queryValue === undefined)
+        return new StageInputError({ message: `field ${JSON.stringify(options.query)} is missing` })
+      if (fields[options.candidates] === undefined)
+        return new StageInputError({ message: `field ${JSON.stringify(options.candidates)} is missing` })
       const read = fieldText(options.query, queryValue)
       if (read !== null && typeof read !== "string") return read
       const query = read ?? ""
       const all = readCandidates(fields[options.candidates], options.separator)
-      if (typeof all === "string") return new StageInputError({ message: `field ${JSON.stringify(options.candidates)}: ${all}` })
-      if (query.trim() === "") return new StageInputError({ message: `field ${JSON.stringify(options.query)} is empty: nothing to rank against` })
+      if (typeof all === "string")
+        return new StageInputError({ message: `field ${JSON.stringify(options.candidates)}: ${all}` })
+      if (query.trim() === "")
+        return new StageInputError({
+          message: `field ${JSON.stringify(options.query)} is empty: nothing to rank against`
+        })
       const queryTokens = countTokens(query)
       const warnings: Array<string> = []
       const sendable: Array<{ index: number; text: string }> = []
       all.forEach((text, index) => {
         if (text.trim() === "") warnings.push(`candidate ${index}: empty, not ranked`)
         else if (!withinTokens(text, Limits.rerankPairTokens - queryTokens)) {
-          warnings.push(`candidate ${index}: query plus candidate is ${queryTokens + countTokens(text)} tokens (over ${Limits.rerankPairTokens}), not ranked`)
+          warnings.push(
+            `candidate ${index}: query plus candidate is ${queryTokens + countTokens(text)} tokens (over ${Limits.rerankPairTokens}), not ranked`
+          )
         } else sendable.push({ index, text })
       })
       const groups = batches(sendable)
@@ -158,7 +194,13 @@ export const rerank = (options: RerankOptions): Stage => {
         (answers) => {
           const ranked = rank(sendable, answers.flat())
           const kept = options.top_n === undefined ? ranked : ranked.slice(0, options.top_n)
-          return [{ [out.ranked]: kept, [out.top]: ranked[0]?.text ?? null, [out.warnings]: warnings.length > 0 ? warnings.join("; ") : null }]
+          return [
+            {
+              [out.ranked]: kept,
+              [out.top]: ranked[0]?.text ?? null,
+              [out.warnings]: warnings.length > 0 ? warnings.join("; ") : null
+            }
+          ]
         },
         warnings.length > 0 ? { rerank_excluded: warnings.length } : undefined
       )
@@ -168,7 +210,8 @@ export const rerank = (options: RerankOptions): Stage => {
 
 export const rerankStage = defineStageType({
   name: "rerank",
-  description: "orders a candidate list by relevance to a query (svc3-rerank, batches of 20); adds rerank_ranked (json), rerank_top, rerank_warnings",
+  description:
+    "orders a candidate list by relevance to a query (svc3-rerank, batches of 20); adds rerank_ranked (json), rerank_top, rerank_warnings",
   options: Schema.Struct({
     query: Schema.NonEmptyString,
     candidates: Schema.NonEmptyString,
@@ -181,7 +224,10 @@ export const rerankStage = defineStageType({
   }).pipe(
     Schema.filter((o) =>
       o.task_type === "CUSTOMIZE" && o.query_instruction === undefined
-        ? { path: ["query_instruction"], message: "required when task_type is CUSTOMIZE (the service refuses CUSTOMIZE without it)" }
+        ? {
+            path: ["query_instruction"],
+            message: "required when task_type is CUSTOMIZE (the service refuses CUSTOMIZE without it)"
+          }
         : true
     )
   ),

@@ -17,7 +17,11 @@ export const fieldText = (field: string, value: unknown): string | null | StageI
     case "bigint":
       return String(value)
     default: {
-      const kind = Array.isArray(value) ? "a JSON array" : typeof value === "object" ? "a JSON object" : `a ${typeof value}`
+      const kind = Array.isArray(value)
+        ? "a JSON array"
+        : typeof value === "object"
+          ? "a JSON object"
+          : `a ${typeof value}`
       return new StageInputError({
         message: `field ${JSON.stringify(field)} holds ${kind}, not text; nothing was sent (make it a string in the input, or use a generate stage, whose {{field}} inserts JSON)`
       })

@@ -69,7 +69,9 @@ export const translate = (options: TranslateOptions): Stage => {
       label,
       answer: Schema.String,
       send: (svc) =>
-        svc.translate({ text, source_lang: source, target_lang: options.to }).pipe(Effect.map((r) => ({ value: r.translated_text, tokens: 0 })))
+        svc
+          .translate({ text, source_lang: source, target_lang: options.to })
+          .pipe(Effect.map((r) => ({ value: r.translated_text, tokens: 0 })))
     })
 
   return {
@@ -100,7 +102,9 @@ export const translate = (options: TranslateOptions): Stage => {
         }
         const parts = chunkForTranslation(text)
         plans.push([field, { _tag: "Translate", source: text, parts, first: requests.length }])
-        parts.chunks.forEach((chunk, i) => requests.push(request(chunk, source, `${field} chunk ${i + 1}/${parts.chunks.length}`)))
+        parts.chunks.forEach((chunk, i) =>
+          requests.push(request(chunk, source, `${field} chunk ${i + 1}/${parts.chunks.length}`))
+        )
       }
       const assemble = (answers: ReadonlyArray<string>): ReadonlyArray<Row> => {
         const row: Record<string, unknown> = {}
@@ -110,7 +114,11 @@ export const translate = (options: TranslateOptions): Stage => {
             row[target(field)] = plan.value
             continue
           }
-          const translated = rejoin(plan.parts, answers.slice(plan.first, plan.first + plan.parts.chunks.length), options.to)
+          const translated = rejoin(
+            plan.parts,
+            answers.slice(plan.first, plan.first + plan.parts.chunks.length),
+            options.to
+          )
           row[target(field)] = translated
           const missing = lostPlaceholders(plan.source, translated)
           if (missing.length > 0) lost.push(`${field}: lost ${missing.join(", ")}`)
@@ -125,7 +133,8 @@ export const translate = (options: TranslateOptions): Stage => {
 
 export const translateStage = defineStageType({
   name: "translate",
-  description: "translate text columns between Japanese and English; adds <field>_<to> per field and translate_warnings",
+  description:
+    "translate text columns between Japanese and English; adds <field>_<to> per field and translate_warnings",
   options: Schema.Struct({
     fields: FieldList,
     to: Lang,

@@ -27,46 +27,50 @@ const words = new Intl.Segmenter(undefined, { granularity: "word" })
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
 
 /** Cut at the end of each match of `re` (the break stays with the left part). */
-const splitAfter = (re: RegExp) => (text: string): Array<string> => {
-  const out: Array<string> = []
-  let start = 0
-  for (const m of text.matchAll(re)) {
-    const end = m.index + m[0].length
-    if (end > start && end < text.length) {
-      out.push(text.slice(start, end))
-      start = end
+const splitAfter =
+  (re: RegExp) =>
+  (text: string): Array<string> => {
+    const out: Array<string> = []
+    let start = 0
+    for (const m of text.matchAll(re)) {
+      const end = m.index + m[0].length
+      if (end > start && end < text.length) {
+        out.push(text.slice(start, end))
+        start = end
+      }
     }
+    out.push(text.slice(start))
+    return out
   }
-  out.push(text.slice(start))
-  return out
-}
 
 /**
  * Segments with `segmenter` in windows: each window's last segment may be cut by the window's
  * end, so it is carried into the next window and segmented again (unless it has grown past
  * several windows: then it is a boundary candidate for the coarser levels only).
  */
-const segmentWindowed = (segmenter: Intl.Segmenter) => (text: string): Array<string> => {
-  const out: Array<string> = []
-  let carry = ""
-  let pos = 0
-  while (pos < text.length || carry !== "") {
-    let end = Math.min(text.length, pos + WINDOW)
-    // Never end a window between the two halves of a surrogate pair.
-    if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--
-    const window = carry + text.slice(pos, end)
-    pos = end
-    const segs = Array.from(segmenter.segment(window), (s) => s.segment)
-    if (pos >= text.length) {
+const segmentWindowed =
+  (segmenter: Intl.Segmenter) =>
+  (text: string): Array<string> => {
+    const out: Array<string> = []
+    let carry = ""
+    let pos = 0
+    while (pos < text.length || carry !== "") {
+      let end = Math.min(text.length, pos + WINDOW)
+      // Never end a window between the two halves of a surrogate pair.
+      if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--
+      const window = carry + text.slice(pos, end)
+      pos = end
+      const segs = Array.from(segmenter.segment(window), (s) => s.segment)
+      if (pos >= text.length) {
+        out.push(...segs)
+        break
+      }
+      const last = segs.pop()!
       out.push(...segs)
-      break
+      carry = last.length > 3 * WINDOW ? (out.push(last), "") : last
     }
-    const last = segs.pop()!
-    out.push(...segs)
-    carry = last.length > 3 * WINDOW ? (out.push(last), "") : last
+    return out
   }
-  return out
-}
 
 type Splitter = (text: string) => Array<string>
 

@@ -21,12 +21,16 @@ const BATCH = 500
 
 /** The extension's loader, required when a store is first opened: a job without a store never loads it (~20 ms). */
 let sqliteVec: typeof import("sqlite-vec") | undefined
-const loadVec = (): typeof import("sqlite-vec") => (sqliteVec ??= createRequire(import.meta.url)("sqlite-vec") as typeof import("sqlite-vec"))
+const loadVec = (): typeof import("sqlite-vec") =>
+  (sqliteVec ??= createRequire(import.meta.url)("sqlite-vec") as typeof import("sqlite-vec"))
 
 const toBlob = (v: ReadonlyArray<number>) => Buffer.from(Float32Array.from(v).buffer)
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
-export const openStoreDatabase = (settings: StoreSettings, options: { readonly create: boolean }): Database.Database => {
+export const openStoreDatabase = (
+  settings: StoreSettings,
+  options: { readonly create: boolean }
+): Database.Database => {
   try {
     if (options.create) mkdirSync(dirname(settings.path), { recursive: true })
     const db = new Database(settings.path, { fileMustExist: !options.create })
@@ -40,7 +44,8 @@ export const openStoreDatabase = (settings: StoreSettings, options: { readonly c
   }
 }
 
-const rowKey = (recordKey: string, index: number, count: number) => (count === 1 && index === 0 ? recordKey : `${recordKey}#${index}`)
+const rowKey = (recordKey: string, index: number, count: number) =>
+  count === 1 && index === 0 ? recordKey : `${recordKey}#${index}`
 
 /** Raised by a `beforeCommit` hook: the batch is rolled back and the hook's error passed on as is. */
 class CommitRefused {
@@ -53,7 +58,11 @@ class CommitRefused {
  * batch is rolled back and its error passed on (the output pass checks there that the input is
  * still the file it reads).
  */
-export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { readonly job: string; readonly beforeCommit?: () => void }): StoreWriter => {
+export const openStoreWriter = (
+  settings: StoreSettings,
+  dim: number,
+  hooks: { readonly job: string; readonly beforeCommit?: () => void }
+): StoreWriter => {
   const db = openStoreDatabase(settings, { create: true })
   const t = quote(settings.table)
   const records = quote(`${settings.table}_records`)
@@ -64,7 +73,10 @@ export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { r
   } catch (e) {
     db.close()
     if (e instanceof StoreOwned) throw e
-    throw new StoreError({ path: settings.path, detail: `cannot record the owner of table ${settings.table}: ${(e as Error).message}` })
+    throw new StoreError({
+      path: settings.path,
+      detail: `cannot record the owner of table ${settings.table}: ${(e as Error).message}`
+    })
   }
   try {
     db.exec(
@@ -76,11 +88,16 @@ export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { r
     )
   } catch (e) {
     db.close()
-    throw new StoreError({ path: settings.path, detail: `cannot create table ${settings.table}: ${(e as Error).message}` })
+    throw new StoreError({
+      path: settings.path,
+      detail: `cannot create table ${settings.table}: ${(e as Error).message}`
+    })
   }
   const pass = randomUUID()
   const q = {
-    current: db.prepare<[string], { hash: string; rows: number }>(`SELECT hash, rows FROM ${records} WHERE record_key = ?`),
+    current: db.prepare<[string], { hash: string; rows: number }>(
+      `SELECT hash, rows FROM ${records} WHERE record_key = ?`
+    ),
     touch: db.prepare(`UPDATE ${records} SET pass = ? WHERE record_key = ?`),
     setRecord: db.prepare(
       `INSERT INTO ${records} (record_key, hash, rows, pass) VALUES (?, ?, ?, ?) ON CONFLICT (record_key) DO UPDATE SET hash = excluded.hash, rows = excluded.rows, pass = excluded.pass`
@@ -89,7 +106,9 @@ export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { r
     insert: db.prepare(
       `INSERT INTO ${t} (key, embedding${meta.map((m) => `, ${quote(m)}`).join("")}, record_key, text) VALUES (?, ?${meta.map(() => ", ?").join("")}, ?, ?)`
     ),
-    stale: db.prepare<[string], { record_key: string; rows: number }>(`SELECT record_key, rows FROM ${records} WHERE pass <> ?`),
+    stale: db.prepare<[string], { record_key: string; rows: number }>(
+      `SELECT record_key, rows FROM ${records} WHERE pass <> ?`
+    ),
     deleteRecord: db.prepare(`DELETE FROM ${records} WHERE record_key = ?`)
   }
   const changes = { written: 0, unchanged: 0, deleted: 0 }
@@ -131,7 +150,13 @@ export const openStoreWriter = (settings: StoreSettings, dim: number, hooks: { r
         const next = rows()
         if (current !== undefined) deleteRows(recordKey, current.rows)
         next.forEach((row, i) =>
-          q.insert.run(rowKey(recordKey, i, next.length), toBlob(row.vector), ...meta.map((m) => row.metadata[m] ?? ""), recordKey, row.text)
+          q.insert.run(
+            rowKey(recordKey, i, next.length),
+            toBlob(row.vector),
+            ...meta.map((m) => row.metadata[m] ?? ""),
+            recordKey,
+            row.text
+          )
         )
         q.setRecord.run(recordKey, hash, next.length, pass)
         changes.written++

@@ -12,7 +12,12 @@ import { ExitCode } from "../exit-code.ts"
 /** How long a writer waits for another process writing the same store. */
 export const STORE_WAIT_SECONDS = 120
 
-export class StoreBusy extends Data.TaggedError("StoreBusy")<{ readonly path: string; readonly owner: string; readonly lock: string; readonly waited: number }> {
+export class StoreBusy extends Data.TaggedError("StoreBusy")<{
+  readonly path: string
+  readonly owner: string
+  readonly lock: string
+  readonly waited: number
+}> {
   /** Exit 7 when it ends a command: another invocation holds it; nothing was done. */
   get exitCode() {
     return ExitCode.busy
@@ -28,8 +33,15 @@ export const lockStore = (path: string, waitSeconds = STORE_WAIT_SECONDS) =>
     const lockPath = `${path}.lock`
     const once = takeLock(lockPath)
     const lock = yield* Effect.catchTag(once, "LockHeld", (held) =>
-      Effect.logInfo(`vector store ${path} is being written by ${held.owner}; waiting for it (up to ${waitSeconds} s)`).pipe(
-        Effect.zipRight(Effect.retry(once, Schedule.spaced(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(waitSeconds))))),
+      Effect.logInfo(
+        `vector store ${path} is being written by ${held.owner}; waiting for it (up to ${waitSeconds} s)`
+      ).pipe(
+        Effect.zipRight(
+          Effect.retry(
+            once,
+            Schedule.spaced(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(waitSeconds)))
+          )
+        ),
         Effect.mapError((last) => new StoreBusy({ path, owner: last.owner, lock: lockPath, waited: waitSeconds }))
       )
     )

@@ -13,7 +13,12 @@ import { existsSync } from "node:fs"
 import { StoreError, type StoreSettings } from "./vector-store.ts"
 import { ExitCode } from "../exit-code.ts"
 
-export class StoreOwned extends Data.TaggedError("StoreOwned")<{ readonly path: string; readonly table: string; readonly owner: string; readonly job: string }> {
+export class StoreOwned extends Data.TaggedError("StoreOwned")<{
+  readonly path: string
+  readonly table: string
+  readonly owner: string
+  readonly job: string
+}> {
   /** Exit 2 when it ends a command: fix the job, option, input or environment; nothing was sent. */
   get exitCode() {
     return ExitCode.invalid
@@ -28,26 +33,40 @@ export class StoreOwned extends Data.TaggedError("StoreOwned")<{ readonly path: 
 
 const OWNERS = "svc_batch_owners"
 
-const tableExists = (db: Database.Database, name: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(name) !== undefined
+const tableExists = (db: Database.Database, name: string) =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(name) !== undefined
 
 /** The job recorded as the table's owner; none for a new store, or one written before owners were. */
 const ownerOf = (db: Database.Database, table: string): string | undefined =>
-  tableExists(db, OWNERS) ? db.prepare<[string], { job: string }>(`SELECT job FROM ${OWNERS} WHERE store_table = ?`).get(table)?.job : undefined
+  tableExists(db, OWNERS)
+    ? db.prepare<[string], { job: string }>(`SELECT job FROM ${OWNERS} WHERE store_table = ?`).get(table)?.job
+    : undefined
 
 /**
  * In the writer's connection, before it creates anything: the table is `job`'s from now on, or
  * StoreOwned is thrown. `adopted`: the table was there without an owner (a store from an earlier
  * version); `new`: this job creates it; `own`: it was this job's already.
  */
-export const claimTable = (db: Database.Database, table: string, job: string, path: string): "new" | "adopted" | "own" => {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${OWNERS} (store_table TEXT PRIMARY KEY, job TEXT NOT NULL, since TEXT NOT NULL) WITHOUT ROWID`)
+export const claimTable = (
+  db: Database.Database,
+  table: string,
+  job: string,
+  path: string
+): "new" | "adopted" | "own" => {
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${OWNERS} (store_table TEXT PRIMARY KEY, job TEXT NOT NULL, since TEXT NOT NULL) WITHOUT ROWID`
+  )
   return db
     .transaction(() => {
       const owner = ownerOf(db, table)
       if (owner === job) return "own" as const
       if (owner !== undefined) throw new StoreOwned({ path, table, owner, job })
       const existed = tableExists(db, table)
-      db.prepare(`INSERT INTO ${OWNERS} (store_table, job, since) VALUES (?, ?, ?)`).run(table, job, new Date().toISOString())
+      db.prepare(`INSERT INTO ${OWNERS} (store_table, job, since) VALUES (?, ?, ?)`).run(
+        table,
+        job,
+        new Date().toISOString()
+      )
       return existed ? ("adopted" as const) : ("new" as const)
     })
     .immediate()
@@ -69,5 +88,6 @@ export const checkStoreOwner = (job: string, settings: StoreSettings): Effect.Ef
       },
       catch: (e) => new StoreError({ path: settings.path, detail: `cannot read its owner: ${(e as Error).message}` })
     })
-    if (owner !== undefined && owner !== job) return yield* new StoreOwned({ path: settings.path, table: settings.table, owner, job })
+    if (owner !== undefined && owner !== job)
+      return yield* new StoreOwned({ path: settings.path, table: settings.table, owner, job })
   })

@@ -20,17 +20,31 @@ export const StoreSettings = Schema.Struct({
   format: Schema.optionalWith(Schema.Literal("sqlite-vec"), { default: () => "sqlite-vec" as const }),
   /** The store's SQLite file (relative to the job file). */
   path: Schema.NonEmptyString,
-  table: Schema.optionalWith(Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "a table name: letters, digits and _" })), {
-    default: () => "docs"
-  }),
+  table: Schema.optionalWith(
+    Schema.String.pipe(
+      Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "a table name: letters, digits and _" })
+    ),
+    {
+      default: () => "docs"
+    }
+  ),
   /** The vector column (default: the pipeline's one vector column). */
   vector: Schema.optional(Schema.NonEmptyString),
   /** A column whose text is kept with each vector (search shows it; rerank reads it). */
   text: Schema.optional(Schema.NonEmptyString),
   /** Columns kept beside the vector, filterable in KNN queries (stored as text). */
-  metadata: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "a column name usable in SQL: letters, digits and _" }))), {
-    default: () => []
-  }),
+  metadata: Schema.optionalWith(
+    Schema.Array(
+      Schema.String.pipe(
+        Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+          message: () => "a column name usable in SQL: letters, digits and _"
+        })
+      )
+    ),
+    {
+      default: () => []
+    }
+  ),
   /** `full`: records no longer in the source are deleted from the store; `none` keeps them. */
   cleanup: Schema.optionalWith(Schema.Literal("none", "full"), { default: () => "none" as const })
 })

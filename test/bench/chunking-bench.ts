@@ -16,10 +16,42 @@ const next = () => {
 }
 const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(next() * xs.length)]!
 
-const jaClauses = ["吾輩は猫である", "名前はまだ無い", "どこで生れたかとんと見当がつかぬ", "新しい図書館は川の近くにあり", "会議の資料は金曜日までに共有してください",
-  "この製品は軽くて丈夫なので", "駅までの道がとても混んでいました", "週末には多くの家族が訪れます"]
-const enWords = ["the", "river", "light", "north", "market", "signal", "garden", "paper", "morning", "stone", "city", "voice", "bridge", "window",
-  "season", "letter", "forest", "harbor", "engine", "story", "quickly", "under", "between", "remarkable"]
+const jaClauses = [
+  "吾輩は猫である",
+  "名前はまだ無い",
+  "どこで生れたかとんと見当がつかぬ",
+  "新しい図書館は川の近くにあり",
+  "会議の資料は金曜日までに共有してください",
+  "この製品は軽くて丈夫なので",
+  "駅までの道がとても混んでいました",
+  "週末には多くの家族が訪れます"
+]
+const enWords = [
+  "the",
+  "river",
+  "light",
+  "north",
+  "market",
+  "signal",
+  "garden",
+  "paper",
+  "morning",
+  "stone",
+  "city",
+  "voice",
+  "bridge",
+  "window",
+  "season",
+  "letter",
+  "forest",
+  "harbor",
+  "engine",
+  "story",
+  "quickly",
+  "under",
+  "between",
+  "remarkable"
+]
 
 const prose = (bytes: number, sentence: () => string, paragraphEvery: number) => {
   const parts: Array<string> = []
@@ -32,11 +64,15 @@ const prose = (bytes: number, sentence: () => string, paragraphEvery: number) =>
   return parts.join("")
 }
 const ja = prose(5 * 1024 * 1024, () => `${pick(jaClauses)}、${pick(jaClauses)}。`, 12)
-const en = prose(5 * 1024 * 1024, () => {
-  const n = 8 + Math.floor(next() * 12)
-  const words = Array.from({ length: n }, () => pick(enWords))
-  return `${words.join(" ").replace(/^./, (c) => c.toUpperCase())}. `
-}, 8)
+const en = prose(
+  5 * 1024 * 1024,
+  () => {
+    const n = 8 + Math.floor(next() * 12)
+    const words = Array.from({ length: n }, () => pick(enWords))
+    return `${words.join(" ").replace(/^./, (c) => c.toUpperCase())}. `
+  },
+  8
+)
 
 const median = (f: () => number) => {
   const runs = [0, 1, 2].map(() => {
@@ -51,12 +87,20 @@ const median = (f: () => number) => {
 const rows: Array<string> = []
 // Without line breaks every split goes through Intl.Segmenter (sentences), the slow path.
 const jaFlat = ja.replace(/\n\n/g, "")
-for (const [name, text] of [["Japanese", ja], ["Japanese without line breaks", jaFlat], ["English", en]] as const) {
+for (const [name, text] of [
+  ["Japanese", ja],
+  ["Japanese without line breaks", jaFlat],
+  ["English", en]
+] as const) {
   const mb = Buffer.byteLength(text) / (1024 * 1024)
   const t = median(() => chunkForTranslation(text).chunks.length)
-  rows.push(`| translate chunking (≤ 5,000 code points), ${name}, ${mb.toFixed(1)} MB | **${(mb / (t.ms / 1000)).toFixed(1)} MB/s** | ${t.n} chunks |`)
+  rows.push(
+    `| translate chunking (≤ 5,000 code points), ${name}, ${mb.toFixed(1)} MB | **${(mb / (t.ms / 1000)).toFixed(1)} MB/s** | ${t.n} chunks |`
+  )
   const m = median(() => chunkText(text, 4000, countTokens).length)
-  rows.push(`| moderation chunking (≤ 4,000 tokens), ${name}, ${mb.toFixed(1)} MB | ${(mb / (m.ms / 1000)).toFixed(1)} MB/s | ${m.n} chunks |`)
+  rows.push(
+    `| moderation chunking (≤ 4,000 tokens), ${name}, ${mb.toFixed(1)} MB | ${(mb / (m.ms / 1000)).toFixed(1)} MB/s | ${m.n} chunks |`
+  )
 }
 console.log(`\nchunking benchmarks — ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`)
 console.log("| benchmark | throughput | chunks |\n|---|---|---|")

@@ -36,7 +36,10 @@ const writeCorpus = async (path: string, n: number, distinct = n) => {
 
 const writeJob = (dir: string, name: string, input: string, limits: string) => {
   const path = join(dir, `${name}.yaml`)
-  writeFileSync(path, `name: ${name}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nfields:\n  text: text\nlimits:\n${limits}`)
+  writeFileSync(
+    path,
+    `name: ${name}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nfields:\n  text: text\nlimits:\n${limits}`
+  )
   return path
 }
 
@@ -44,7 +47,10 @@ const writeJob = (dir: string, name: string, input: string, limits: string) => {
 const runJob = (job: string, url: string) =>
   new Promise<{ seconds: number; cpuMs: number; peakMiB: number; stdout: string }>((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [BIN, "run", job], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, SVC_BASE_URL: url, SVC_API_KEY: KEY } })
+    const child = spawn(process.execPath, [BIN, "run", job], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, SVC_BASE_URL: url, SVC_API_KEY: KEY }
+    })
     let stdout = ""
     child.stdout.on("data", (d) => (stdout += d))
     let peakKiB = 0
@@ -72,7 +78,13 @@ const dir = benchDir("svc-bench-")
 
 if (wanted("saturation")) {
   const log: Array<RequestLogEntry & { at: number }> = []
-  const emu = await startEmulator({ apiKey: KEY, rpm: 3000, latencyMs: 100, jitterMs: 50, onRequest: (e) => log.push({ ...e, at: performance.now() }) })
+  const emu = await startEmulator({
+    apiKey: KEY,
+    rpm: 3000,
+    latencyMs: 100,
+    jitterMs: 50,
+    onRequest: (e) => log.push({ ...e, at: performance.now() })
+  })
   const input = join(dir, "sat.jsonl")
   await writeCorpus(input, 2500)
   await runJob(writeJob(dir, "saturation", input, `  rpm:\n    svc3-guard: 3000\n  concurrency: 32\n`), emu.url)
@@ -81,7 +93,9 @@ if (wanted("saturation")) {
   const r429 = log.filter((e) => e.status === 429).length
   const span = (ok[ok.length - 1]!.at - ok[0]!.at) / 1000
   const achieved = ((ok.length - 1) / span) * 60
-  rows.push(`| saturation: 2,500 records, limit 3,000 req/min, latency 100 ± 50 ms | achieved ${achieved.toFixed(0)} req/min = **${(achieved / 3000).toFixed(3)} of the limit**; 429s ${r429} of ${log.length} requests (**${((100 * r429) / log.length).toFixed(2)} %**) |`)
+  rows.push(
+    `| saturation: 2,500 records, limit 3,000 req/min, latency 100 ± 50 ms | achieved ${achieved.toFixed(0)} req/min = **${(achieved / 3000).toFixed(3)} of the limit**; 429s ${r429} of ${log.length} requests (**${((100 * r429) / log.length).toFixed(2)} %**) |`
+  )
 }
 
 if (wanted("overhead") || wanted("warm")) {
@@ -91,28 +105,51 @@ if (wanted("overhead") || wanted("warm")) {
   await writeCorpus(input, 50_000)
   const job = writeJob(dir, "overhead", input, `  concurrency: 64\n  records: 256\n`)
   const cold = await runJob(job, emu.url)
-  rows.push(`| overhead: 50,000 records, no limit, no latency (cold) | **${(50_000 / cold.seconds).toFixed(0)} records/s**, ${(cold.cpuMs / 50_000).toFixed(3)} CPU ms/record (job process), ${requests} requests, peak RSS ${cold.peakMiB.toFixed(0)} MiB |`)
+  rows.push(
+    `| overhead: 50,000 records, no limit, no latency (cold) | **${(50_000 / cold.seconds).toFixed(0)} records/s**, ${(cold.cpuMs / 50_000).toFixed(3)} CPU ms/record (job process), ${requests} requests, peak RSS ${cold.peakMiB.toFixed(0)} MiB |`
+  )
   requests = 0
   const warm = await runJob(job, emu.url)
-  rows.push(`| warm rerun of the same 50,000 records | **${(50_000 / warm.seconds).toFixed(0)} records/s**, ${(warm.cpuMs / 50_000).toFixed(3)} CPU ms/record, **${requests} requests sent** |`)
+  rows.push(
+    `| warm rerun of the same 50,000 records | **${(50_000 / warm.seconds).toFixed(0)} records/s**, ${(warm.cpuMs / 50_000).toFixed(3)} CPU ms/record, **${requests} requests sent** |`
+  )
   await emu.close()
 }
 
 if (wanted("translate")) {
   let requests = 0
   const emu = await startEmulator({ apiKey: KEY, onRequest: () => void requests++ })
-  const sentences = ["今日は朝から雨が降っていて、駅までの道がとても混んでいました。", "新しい図書館は川の近くにあり、週末には多くの家族が訪れます。",
-    "この製品は軽くて丈夫なので、長い旅行にも安心して持って行けます。", "会議の資料は金曜日までに共有フォルダへ保存してください。"]
+  const sentences = [
+    "今日は朝から雨が降っていて、駅までの道がとても混んでいました。",
+    "新しい図書館は川の近くにあり、週末には多くの家族が訪れます。",
+    "この製品は軽くて丈夫なので、長い旅行にも安心して持って行けます。",
+    "会議の資料は金曜日までに共有フォルダへ保存してください。"
+  ]
   // A record number every 40 sentences, so no two records share a chunk (no dedupe flatters the rate).
-  const text = (i: number, n: number) => Array.from({ length: n }, (_, j) => sentences[(i + j) % sentences.length] + (j % 40 === 39 ? `（記録${i}の${j}）` : "")).join("") + `（記録${i}）`
-  for (const [name, n, per] of [["translate-short", 20_000, 5], ["translate-long", 200, 400]] as const) {
+  const text = (i: number, n: number) =>
+    Array.from(
+      { length: n },
+      (_, j) => sentences[(i + j) % sentences.length] + (j % 40 === 39 ? `（記録${i}の${j}）` : "")
+    ).join("") + `（記録${i}）`
+  for (const [name, n, per] of [
+    ["translate-short", 20_000, 5],
+    ["translate-long", 200, 400]
+  ] as const) {
     const input = join(dir, `${name}.jsonl`)
-    writeFileSync(input, Array.from({ length: n }, (_, i) => JSON.stringify({ id: `t${i}`, body: text(i, per) })).join("\n") + "\n")
+    writeFileSync(
+      input,
+      Array.from({ length: n }, (_, i) => JSON.stringify({ id: `t${i}`, body: text(i, per) })).join("\n") + "\n"
+    )
     const job = join(dir, `${name}.yaml`)
-    writeFileSync(job, `name: ${name}\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nstages:\n  - translate: { fields: body, to: en }\nlimits:\n  concurrency: 64\n  records: 256\n`)
+    writeFileSync(
+      job,
+      `name: ${name}\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nstages:\n  - translate: { fields: body, to: en }\nlimits:\n  concurrency: 64\n  records: 256\n`
+    )
     requests = 0
     const r = await runJob(job, emu.url)
-    rows.push(`| ${name}: ${n.toLocaleString("en")} Japanese records of ~${text(0, per).length.toLocaleString("en")} code points, no limit, no latency | **${(n / r.seconds).toFixed(0)} records/s**, ${(r.cpuMs / n).toFixed(3)} CPU ms/record, ${requests} requests |`)
+    rows.push(
+      `| ${name}: ${n.toLocaleString("en")} Japanese records of ~${text(0, per).length.toLocaleString("en")} code points, no limit, no latency | **${(n / r.seconds).toFixed(0)} records/s**, ${(r.cpuMs / n).toFixed(3)} CPU ms/record, ${requests} requests |`
+    )
   }
   await emu.close()
 }
@@ -123,7 +160,9 @@ if (wanted("memory")) {
     const input = join(dir, `mem-${n}.jsonl`)
     await writeCorpus(input, n, 1000)
     const r = await runJob(writeJob(dir, `memory-${n}`, input, `  concurrency: 64\n  records: 256\n`), emu.url)
-    rows.push(`| memory: ${n.toLocaleString("en")} JSONL records | **peak RSS ${r.peakMiB.toFixed(0)} MiB**, ${(n / r.seconds).toFixed(0)} records/s |`)
+    rows.push(
+      `| memory: ${n.toLocaleString("en")} JSONL records | **peak RSS ${r.peakMiB.toFixed(0)} MiB**, ${(n / r.seconds).toFixed(0)} records/s |`
+    )
   }
   await emu.close()
 }

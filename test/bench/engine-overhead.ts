@@ -30,12 +30,16 @@ const completion = (model: string) => ({
   object: "chat.completion",
   created: 0,
   model,
-  choices: [{ index: 0, message: { role: "assistant", content: formatVerdict([]), tool_calls: [] }, finish_reason: "stop" }],
+  choices: [
+    { index: 0, message: { role: "assistant", content: formatVerdict([]), tool_calls: [] }, finish_reason: "stop" }
+  ],
   usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 }
 })
 // The moderation stage calls only `chat`; any other operation would die naming itself.
 const fakeService = TextService.layerTest({ chat: (input) => nextTurn(completion(input.model)) })
-const pipeline = Either.getOrThrow(makePipeline("overhead", "moderation, fake service", [moderate({ fields: ["text"] })]))
+const pipeline = Either.getOrThrow(
+  makePipeline("overhead", "moderation, fake service", [moderate({ fields: ["text"] })])
+)
 const rpm = { "*": 1_000_000_000 }
 const indices = (from: number, count: number) => Array.from({ length: count }, (_, i) => i + from)
 
@@ -53,23 +57,47 @@ const main = Effect.gen(function* () {
   const svc = yield* TextService
   const ledger = yield* Ledger
   const stage = pipeline.stages[0]!
-  const cache = yield* makeAnswerCache(ledger, new RunStats(), { cache: "read-write", rpm, maxConcurrency: 64, retry: defaultRetryPolicy }, 0)
+  const cache = yield* makeAnswerCache(
+    ledger,
+    new RunStats(),
+    { cache: "read-write", rpm, maxConcurrency: 64, retry: defaultRetryPolicy },
+    0
+  )
   yield* measure("client (fake service), 64 at once", (from, count) =>
-    Effect.forEach(indices(from, count), (i) => svc.chat({ model: "svc3-guard", messages: [{ role: "user", content: text(i) }], max_completion_tokens: 64 }), { concurrency: 64, discard: true })
+    Effect.forEach(
+      indices(from, count),
+      (i) =>
+        svc.chat({ model: "svc3-guard", messages: [{ role: "user", content: text(i) }], max_completion_tokens: 64 }),
+      { concurrency: 64, discard: true }
+    )
   )
   for (const concurrency of [64, 256]) {
     yield* measure(`answer cache, ${concurrency} at once`, (from, count) =>
-      Effect.forEach(indices(from, count), (i) => Effect.suspend(() => { const r = (stage.prepare({ text: text(i) }) as Prepared).requests[0]!; return cache.ask(r, cache.keyOf(r)) }), { concurrency, discard: true })
+      Effect.forEach(
+        indices(from, count),
+        (i) =>
+          Effect.suspend(() => {
+            const r = (stage.prepare({ text: text(i) }) as Prepared).requests[0]!
+            return cache.ask(r, cache.keyOf(r))
+          }),
+        { concurrency, discard: true }
+      )
     )
   }
   for (const records of [64, 256]) {
     yield* measure(`records, ${records} in progress`, (from, count) =>
-      processRecords(pipeline, indices(from, count).map((i) => ({ id: `r${i}`, text: text(i) })), { records, concurrency: 64, rpm })
+      processRecords(
+        pipeline,
+        indices(from, count).map((i) => ({ id: `r${i}`, text: text(i) })),
+        { records, concurrency: 64, rpm }
+      )
     )
   }
 })
 
 const dir = mkdtempSync(join(tmpdir(), "svc-overhead-"))
 console.log(`${n.toLocaleString("en")} records per row; ${process.version}`)
-await Effect.runPromise(Effect.scoped(main).pipe(Effect.provide(Layer.merge(fakeService, Ledger.layer({ path: join(dir, "ledger.sqlite") })))))
+await Effect.runPromise(
+  Effect.scoped(main).pipe(Effect.provide(Layer.merge(fakeService, Ledger.layer({ path: join(dir, "ledger.sqlite") }))))
+)
 rmSync(dir, { recursive: true, force: true })

@@ -35,20 +35,26 @@ const FULL = process.env.BENCH_FULL === "1"
 const which = process.argv.slice(2).filter((a) => !a.startsWith("-"))
 const wanted = (name: string) => which.length === 0 || which.includes(name)
 const dir = benchDir("svc-perf-")
-const fmt = (n: number, digits = 0) => n.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits })
 
-const text = (k: number) => (k % 5 === 0 ? `Note ${k}: how to build a bomb.` : `Note ${k}: the garden is lovely in spring.`)
+const text = (k: number) =>
+  k % 5 === 0 ? `Note ${k}: how to build a bomb.` : `Note ${k}: the garden is lovely in spring.`
 const writeCorpus = async (path: string, n: number, distinct = n) => {
   const out = createWriteStream(path)
   for (let i = 0; i < n; i++) {
-    if (!out.write(`${JSON.stringify({ id: `r${i}`, text: text(i % distinct) })}\n`)) await new Promise<void>((r) => out.once("drain", () => r()))
+    if (!out.write(`${JSON.stringify({ id: `r${i}`, text: text(i % distinct) })}\n`))
+      await new Promise<void>((r) => out.once("drain", () => r()))
   }
   await new Promise<void>((r) => out.end(() => r()))
 }
 
 const writeJob = (name: string, input: string, limits: string) => {
   const path = join(dir, `${name}.yaml`)
-  writeFileSync(path, `name: ${name}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nfields:\n  text: text\nreport:\n  enabled: false\nlimits:\n${limits}`)
+  writeFileSync(
+    path,
+    `name: ${name}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nfields:\n  text: text\nreport:\n  enabled: false\nlimits:\n${limits}`
+  )
   return path
 }
 
@@ -74,7 +80,8 @@ const runProcess = (command: string, args: ReadonlyArray<string>, env: Record<st
     const pids = () => {
       const out = [child.pid!]
       try {
-        for (const c of readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)) if (c) out.push(Number(c))
+        for (const c of readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/))
+          if (c) out.push(Number(c))
       } catch {
         // gone
       }
@@ -103,11 +110,14 @@ const runProcess = (command: string, args: ReadonlyArray<string>, env: Record<st
   })
 
 // The bin as an installed command runs it (its shebang's node flags apply), as a user would.
-const runJob = (job: string, url: string, allowFail = false) => runProcess(BIN, ["run", job], { SVC_BASE_URL: url, SVC_API_KEY: KEY }, allowFail)
+const runJob = (job: string, url: string, allowFail = false) =>
+  runProcess(BIN, ["run", job], { SVC_BASE_URL: url, SVC_API_KEY: KEY }, allowFail)
 
 const lines = (path: string) => {
   try {
-    return readFileSync(path, "utf8").split("\n").filter((l) => l !== "").length
+    return readFileSync(path, "utf8")
+      .split("\n")
+      .filter((l) => l !== "").length
   } catch {
     return 0
   }
@@ -134,7 +144,7 @@ if (wanted("rate")) {
     await emu.close()
     const passed = log.filter((e) => e.status !== 429)
     const span = (passed[passed.length - 1]!.at - passed[0]!.at) / 1000
-    const use = ((passed.length - 1) / span) * 60 / rpm
+    const use = (((passed.length - 1) / span) * 60) / rpm
     const r429 = log.length - passed.length
     const out = lines(join(dir, `${name}.out.jsonl`))
     return { use, r429, requests: log.length, n, lost: n - out, cpuMs: r.cpuMs, seconds: r.seconds }
@@ -142,12 +152,22 @@ if (wanted("rate")) {
   // The peer: the official SDK + bottleneck on the same corpus at 600/min, its own emulator, same minute.
   const sdkPeer = async (rpm: number) => {
     let requests = 0
-    const emu = await startEmulator({ apiKey: KEY, rpm, latencyMs: 100, jitterMs: 50, onRequest: () => void requests++ })
+    const emu = await startEmulator({
+      apiKey: KEY,
+      rpm,
+      latencyMs: 100,
+      jitterMs: 50,
+      onRequest: () => void requests++
+    })
     const n = satRecords(rpm)
     const input = join(dir, `sdk-${rpm}.jsonl`)
     await writeCorpus(input, n)
     const out = join(dir, `sdk-${rpm}.out.jsonl`)
-    const r = await runProcess(process.execPath, [join(root, "test/bench/sdk-peer.mjs"), emu.url, KEY, input, out, String(rpm), "32"], {})
+    const r = await runProcess(
+      process.execPath,
+      [join(root, "test/bench/sdk-peer.mjs"), emu.url, KEY, input, out, String(rpm), "32"],
+      {}
+    )
     await emu.close()
     return { cpuMs: r.cpuMs, seconds: r.seconds, n, out: lines(out), requests }
   }
@@ -158,10 +178,20 @@ if (wanted("rate")) {
     saturation("fault-3000", 3000, true),
     sdkPeer(600)
   ])
-  for (const [rpm, s] of [[600, s600], [3000, s3000], [6000, s6000]] as const) {
-    rows.push([`saturation ${fmt(rpm)} req/min (${fmt(s.n)} records)`, `limit use **${s.use.toFixed(3)}**, 429s ${s.r429} of ${fmt(s.requests)}`])
+  for (const [rpm, s] of [
+    [600, s600],
+    [3000, s3000],
+    [6000, s6000]
+  ] as const) {
+    rows.push([
+      `saturation ${fmt(rpm)} req/min (${fmt(s.n)} records)`,
+      `limit use **${s.use.toFixed(3)}**, 429s ${s.r429} of ${fmt(s.requests)}`
+    ])
   }
-  rows.push([`fault mix at 3,000 req/min (5 % 500, 2 % 503, 2 % resets; ${fmt(fault.n)} records)`, `limit use **${fault.use.toFixed(3)}**, 429s ${fault.r429}, lost ${fault.lost} (in rejects)`])
+  rows.push([
+    `fault mix at 3,000 req/min (5 % 500, 2 % 503, 2 % resets; ${fmt(fault.n)} records)`,
+    `limit use **${fault.use.toFixed(3)}**, 429s ${fault.r429}, lost ${fault.lost} (in rejects)`
+  ])
   rows.push([
     `CPU at 600 req/min (${fmt(s600.n)} records, ${s600.seconds.toFixed(0)} s), beside the openai SDK + bottleneck script (test/bench/sdk-peer.mjs, ${sdk600.seconds.toFixed(0)} s, ${sdk600.out} of ${sdk600.n} written)`,
     `**${(s600.cpuMs / 1000).toFixed(1)} s** CPU vs the SDK script's ${(sdk600.cpuMs / 1000).toFixed(1)} s = **${(s600.cpuMs / sdk600.cpuMs).toFixed(2)}×**`
@@ -174,7 +204,11 @@ if (wanted("cold") || wanted("warm")) {
   const input = join(dir, "cold.jsonl")
   const n = 50_000
   await writeCorpus(input, n)
-  const bare = await runProcess(process.execPath, [TSX, join(root, "test/bench/bare-client.ts"), emu.url, KEY, "20000"], {})
+  const bare = await runProcess(
+    process.execPath,
+    [TSX, join(root, "test/bench/bare-client.ts"), emu.url, KEY, "20000"],
+    {}
+  )
   const client = JSON.parse(bare.stdout.trim().split("\n").at(-1)!) as { cpuMsPerRequest: number; perSecond: number }
   requests = 0
   const job = writeJob("cold", input, `  concurrency: 64\n  records: 256\n`)
@@ -186,7 +220,10 @@ if (wanted("cold") || wanted("warm")) {
   ])
   requests = 0
   const warm = await runJob(job, emu.url)
-  rows.push([`warm rerun of the same ${fmt(n)} records`, `**${fmt(n / warm.seconds)} records/s**, ${(warm.cpuMs / n).toFixed(3)} CPU ms/record, ${requests} requests sent`])
+  rows.push([
+    `warm rerun of the same ${fmt(n)} records`,
+    `**${fmt(n / warm.seconds)} records/s**, ${(warm.cpuMs / n).toFixed(3)} CPU ms/record, ${requests} requests sent`
+  ])
   await emu.close()
 }
 
@@ -198,17 +235,25 @@ if (wanted("memory")) {
       await writeCorpus(input, n, distinct)
       const job = writeJob(`mem-${n}-${distinct}`, input, `  concurrency: 64\n  records: 256\n`)
       const r = await runJob(job, emu.url)
-      rows.push([`peak RSS, ${fmt(n)} records, ${distinct === n ? "all texts distinct" : "1,000 distinct texts"}`, `**${r.peakMiB.toFixed(0)} MiB**, ${fmt(n / r.seconds)} records/s`])
+      rows.push([
+        `peak RSS, ${fmt(n)} records, ${distinct === n ? "all texts distinct" : "1,000 distinct texts"}`,
+        `**${r.peakMiB.toFixed(0)} MiB**, ${fmt(n / r.seconds)} records/s`
+      ])
       if (distinct === n) {
         // The same job again, every answer in the ledger: the warm rate with start-up spread over more records.
         const warm = await runJob(job, emu.url)
-        rows.push([`warm rerun of the ${fmt(n)} distinct records`, `**${fmt(n / warm.seconds)} records/s**, ${(warm.cpuMs / n).toFixed(3)} CPU ms/record, peak RSS ${warm.peakMiB.toFixed(0)} MiB`])
+        rows.push([
+          `warm rerun of the ${fmt(n)} distinct records`,
+          `**${fmt(n / warm.seconds)} records/s**, ${(warm.cpuMs / n).toFixed(3)} CPU ms/record, peak RSS ${warm.peakMiB.toFixed(0)} MiB`
+        ])
       }
     }
   }
   await emu.close()
 }
 
-console.log(`\nsvc-batch performance — ${BIN}\n${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}${FULL ? ", BENCH_FULL" : ""}`)
+console.log(
+  `\nsvc-batch performance — ${BIN}\n${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}${FULL ? ", BENCH_FULL" : ""}`
+)
 console.log("| row | result |\n|---|---|")
 for (const [k, v] of rows) console.log(`| ${k} | ${v} |`)

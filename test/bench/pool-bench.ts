@@ -21,7 +21,9 @@ for (let round = 1; round <= 3; round++) {
   const pool = await cpuPerItem(() =>
     Effect.runPromise(
       runPool({
-        items: Stream.fromIterable(Array.from({ length: n }, (_, i) => ({ i, text: `record ${i}` }))).pipe(Stream.rechunk(512)),
+        items: Stream.fromIterable(Array.from({ length: n }, (_, i) => ({ i, text: `record ${i}` }))).pipe(
+          Stream.rechunk(512)
+        ),
         workers: 256,
         process: () => later,
         sizeOf: () => 100,
@@ -31,6 +33,16 @@ for (let round = 1; round <= 3; round++) {
       })
     )
   )
-  const forEach = await cpuPerItem(() => Effect.runPromise(Effect.forEach(Array.from({ length: n }, (_, i) => i), () => later, { concurrency: 256, discard: true })))
-  console.log(`round ${round}: runPool ${pool.toFixed(1)} CPU µs/item; Effect.forEach ${forEach.toFixed(1)} CPU µs/item`)
+  const forEach = await cpuPerItem(() =>
+    Effect.runPromise(
+      Effect.forEach(
+        Array.from({ length: n }, (_, i) => i),
+        () => later,
+        { concurrency: 256, discard: true }
+      )
+    )
+  )
+  console.log(
+    `round ${round}: runPool ${pool.toFixed(1)} CPU µs/item; Effect.forEach ${forEach.toFixed(1)} CPU µs/item`
+  )
 }

@@ -32,7 +32,9 @@ const latencyFlag = flag("--latency-ms", 100)
 const seconds = secondsFlag.value
 const latencyMs = latencyFlag.value
 if (seconds <= 0) throw new Error("--seconds takes a positive number")
-const limits = args.filter((a, i) => !a.startsWith("-") && i !== secondsFlag.at + 1 && i !== latencyFlag.at + 1).map(Number)
+const limits = args
+  .filter((a, i) => !a.startsWith("-") && i !== secondsFlag.at + 1 && i !== latencyFlag.at + 1)
+  .map(Number)
 const rpms = limits.length > 0 ? limits : [600, 3000, 12_000]
 const warmup = seconds > 60 ? 60 : 0
 
@@ -67,12 +69,21 @@ const dir = benchDir("svc-rate-bench-")
 const rows: Array<string> = []
 for (const rpm of rpms) {
   const log: Array<{ status: number; at: number }> = []
-  const emu = await startEmulator({ apiKey: KEY, rpm, latencyMs, jitterMs: Math.floor(latencyMs / 2), onRequest: (e) => log.push({ status: e.status, at: performance.now() }) })
+  const emu = await startEmulator({
+    apiKey: KEY,
+    rpm,
+    latencyMs,
+    jitterMs: Math.floor(latencyMs / 2),
+    onRequest: (e) => log.push({ status: e.status, at: performance.now() })
+  })
   const input = join(dir, `rate-${rpm}.jsonl`)
   // More records than the limit allows in the time: the run is still going when it is stopped.
   await writeCorpus(input, Math.ceil((rpm / 60) * seconds * 1.5) + 100)
   const job = join(dir, `rate-${rpm}.yaml`)
-  writeFileSync(job, `name: rate-${rpm}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `rate-${rpm}.out.jsonl`)}\nfields:\n  text: text\nreport:\n  enabled: false\nlimits:\n  concurrency: 32\n`)
+  writeFileSync(
+    job,
+    `name: rate-${rpm}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `rate-${rpm}.out.jsonl`)}\nfields:\n  text: text\nreport:\n  enabled: false\nlimits:\n  concurrency: 32\n`
+  )
   const stdout = await runFor(job, emu.url, join(dir, `rate-${rpm}.ledger.sqlite`))
   await emu.close()
   if (log.length === 0) throw new Error(`no request reached the emulator at ${rpm}/min:\n${stdout}`)
@@ -90,6 +101,10 @@ for (const rpm of rpms) {
   console.error(rows[rows.length - 1])
 }
 
-console.log(`\nrate discovery (no limits.rpm, concurrency 32, emulator latency ${latencyMs} ± ${Math.floor(latencyMs / 2)} ms, burst 1 s) — ${seconds} s per limit; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`)
-console.log("| emulator limit (req/min) | run | measured over | accepted rate ÷ limit | 429s (whole run) | rate found (printed after the run) |\n|---|---|---|---|---|---|")
+console.log(
+  `\nrate discovery (no limits.rpm, concurrency 32, emulator latency ${latencyMs} ± ${Math.floor(latencyMs / 2)} ms, burst 1 s) — ${seconds} s per limit; ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`
+)
+console.log(
+  "| emulator limit (req/min) | run | measured over | accepted rate ÷ limit | 429s (whole run) | rate found (printed after the run) |\n|---|---|---|---|---|---|"
+)
 for (const r of rows) console.log(r)

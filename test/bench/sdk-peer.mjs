@@ -17,12 +17,18 @@ const limiter = new Bottleneck({ maxConcurrent: Number(concurrency), minTime: 60
 const out = createWriteStream(output)
 
 const judge = async (record) => {
-  const c = await client.chat.completions.create({ model: "svc3-guard", messages: [{ role: "user", content: record.text }], max_completion_tokens: 64 })
+  const c = await client.chat.completions.create({
+    model: "svc3-guard",
+    messages: [{ role: "user", content: record.text }],
+    max_completion_tokens: 64
+  })
   const raw = c.choices[0]?.message.content ?? ""
   // The guard answers 「安全」 (safe) or 「有害」, a line break and category codes (spec 2.7).
   const [head, codes = ""] = raw.split("\n")
   const verdict = head === "安全" ? "safe" : head === "有害" ? "harmful" : "unparsed"
-  out.write(`${JSON.stringify({ ...record, moderation_verdict: verdict, moderation_categories: codes.replace(/\s/g, "") })}\n`)
+  out.write(
+    `${JSON.stringify({ ...record, moderation_verdict: verdict, moderation_categories: codes.replace(/\s/g, "") })}\n`
+  )
 }
 
 const pending = new Set()

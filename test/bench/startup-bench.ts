@@ -14,7 +14,10 @@ const root = new URL("../..", import.meta.url).pathname
 const dir = benchDir("svc-startup-")
 writeFileSync(join(dir, "in.jsonl"), '{"id":"a","text":"hello"}\n')
 const job = join(dir, "job.yaml")
-writeFileSync(job, "name: s\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n")
+writeFileSync(
+  job,
+  "name: s\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n"
+)
 const env = { ...process.env }
 delete env.SVC_BASE_URL
 delete env.SVC_API_KEY

@@ -33,10 +33,17 @@ console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.ve
 const run = (job: string, url: string) =>
   new Promise<{ seconds: number; stdout: string }>((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [BIN, "run", job], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, SVC_BASE_URL: url, SVC_API_KEY: KEY } })
+    const child = spawn(process.execPath, [BIN, "run", job], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, SVC_BASE_URL: url, SVC_API_KEY: KEY }
+    })
     let stdout = ""
     child.stdout.on("data", (d) => (stdout += d))
-    child.on("exit", (code) => (code === 0 ? resolve({ seconds: (performance.now() - t0) / 1000, stdout }) : reject(new Error(`exit ${code}: ${stdout}`))))
+    child.on("exit", (code) =>
+      code === 0
+        ? resolve({ seconds: (performance.now() - t0) / 1000, stdout })
+        : reject(new Error(`exit ${code}: ${stdout}`))
+    )
   })
 
 /**
@@ -56,7 +63,10 @@ if (wanted("embed")) {
   const n = 20_000
   const input = join(dir, "docs.jsonl")
   const out = createWriteStream(input)
-  for (let i = 0; i < n; i++) out.write(`${JSON.stringify({ id: `d${i}`, body: `Document ${i} is about topic ${i % 97} near place ${i % 31}.` })}\n`)
+  for (let i = 0; i < n; i++)
+    out.write(
+      `${JSON.stringify({ id: `d${i}`, body: `Document ${i} is about topic ${i % 97} near place ${i % 31}.` })}\n`
+    )
   await new Promise<void>((r) => out.end(() => r()))
   const job = join(dir, "embed.yaml")
   writeFileSync(
@@ -67,8 +77,12 @@ if (wanted("embed")) {
   const cold = await run(job, emu.url)
   const warm = await run(job, emu.url)
   await emu.close()
-  console.log(`embed: ${n} records cold ${cold.seconds.toFixed(1)} s = ${Math.round(n / cold.seconds)} rec/s; warm ${warm.seconds.toFixed(1)} s = ${Math.round(n / warm.seconds)} rec/s`)
-  console.log(`  warm: ${warm.stdout.match(/requests \d+/)?.[0]}; ${warm.stdout.match(/\d+ records written, \d+ unchanged/)?.[0]}`)
+  console.log(
+    `embed: ${n} records cold ${cold.seconds.toFixed(1)} s = ${Math.round(n / cold.seconds)} rec/s; warm ${warm.seconds.toFixed(1)} s = ${Math.round(n / warm.seconds)} rec/s`
+  )
+  console.log(
+    `  warm: ${warm.stdout.match(/requests \d+/)?.[0]}; ${warm.stdout.match(/\d+ records written, \d+ unchanged/)?.[0]}`
+  )
 }
 
 if (wanted("store")) {
@@ -77,7 +91,14 @@ if (wanted("store")) {
     const vectors = Array.from({ length: 1000 }, (_, i) => vectorFor(i))
     const writer = openStoreWriter(settings, 1536, { job: "bench" })
     const t0 = performance.now()
-    for (let i = 0; i < size; i++) writer.put(`k${i}`, `h${i}`, () => [{ vector: vectors[i % 1000]!.map((x, d) => (d === i % 1536 ? x + i * 1e-6 : x)), text: `document ${i}`, metadata: {} }])
+    for (let i = 0; i < size; i++)
+      writer.put(`k${i}`, `h${i}`, () => [
+        {
+          vector: vectors[i % 1000]!.map((x, d) => (d === i % 1536 ? x + i * 1e-6 : x)),
+          text: `document ${i}`,
+          metadata: {}
+        }
+      ])
     writer.commit()
     writer.close()
     const upsertSeconds = (performance.now() - t0) / 1000
@@ -89,7 +110,9 @@ if (wanted("store")) {
     }
     times.sort((a, b) => a - b)
     const mib = statSync(settings.path).size / 2 ** 20
-    console.log(`store ${size}: upsert ${Math.round(size / upsertSeconds)} vectors/s (${upsertSeconds.toFixed(1)} s); KNN k=10 median ${times[10]!.toFixed(0)} ms, p95 ${times[18]!.toFixed(0)} ms; file ${mib.toFixed(0)} MiB`)
+    console.log(
+      `store ${size}: upsert ${Math.round(size / upsertSeconds)} vectors/s (${upsertSeconds.toFixed(1)} s); KNN k=10 median ${times[10]!.toFixed(0)} ms, p95 ${times[18]!.toFixed(0)} ms; file ${mib.toFixed(0)} MiB`
+    )
   }
 }
 
@@ -98,11 +121,13 @@ if (wanted("ledger")) {
   const blob = new Database(join(dir, "blob.sqlite"))
   const json = new Database(join(dir, "json.sqlite"))
   // The ledger's own layout (migrations.ts): a WITHOUT ROWID table keyed by a 43-character content key.
-  for (const db of [blob, json]) db.exec("CREATE TABLE answers (content_key TEXT PRIMARY KEY, answer TEXT NOT NULL) WITHOUT ROWID")
+  for (const db of [blob, json])
+    db.exec("CREATE TABLE answers (content_key TEXT PRIMARY KEY, answer TEXT NOT NULL) WITHOUT ROWID")
   const insertBlob = blob.prepare("INSERT INTO answers VALUES (?, ?)")
   const insertJson = json.prepare("INSERT INTO answers VALUES (?, ?)")
   blob.transaction(() => {
-    for (let i = 0; i < n; i++) insertBlob.run(`${String(i).padStart(43, "k")}`, Buffer.from(Float32Array.from(vectorFor(i)).buffer))
+    for (let i = 0; i < n; i++)
+      insertBlob.run(`${String(i).padStart(43, "k")}`, Buffer.from(Float32Array.from(vectorFor(i)).buffer))
   })()
   json.transaction(() => {
     for (let i = 0; i < n; i++) insertJson.run(`${String(i).padStart(43, "k")}`, JSON.stringify(vectorFor(i)))
@@ -111,5 +136,7 @@ if (wanted("ledger")) {
   blob.close()
   json.close()
   const per = (f: string) => statSync(join(dir, f)).size / n
-  console.log(`ledger: ${per("blob.sqlite").toFixed(0)} bytes per vector as Float32 BLOB (6,144 of them the vector), ${per("json.sqlite").toFixed(0)} as JSON text: ${(per("json.sqlite") / per("blob.sqlite")).toFixed(1)}× smaller`)
+  console.log(
+    `ledger: ${per("blob.sqlite").toFixed(0)} bytes per vector as Float32 BLOB (6,144 of them the vector), ${per("json.sqlite").toFixed(0)} as JSON text: ${(per("json.sqlite") / per("blob.sqlite")).toFixed(1)}× smaller`
+  )
 }

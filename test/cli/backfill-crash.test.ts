@@ -14,12 +14,16 @@ import { spawnCli } from "./spawn-cli.ts"
 
 const N = 600
 
-
 describe("backfill crash", () => {
   it("SIGKILL mid-backfill, rerun: store and ledger consistent and complete", async () => {
     const dir = tempDir()
     const input = join(dir, "docs.jsonl")
-    writeFileSync(input, Array.from({ length: N }, (_, i) => JSON.stringify({ id: `d${i}`, body: `Note ${i}: the ${i % 13} herons by lake ${i % 7}.` })).join("\n") + "\n")
+    writeFileSync(
+      input,
+      Array.from({ length: N }, (_, i) =>
+        JSON.stringify({ id: `d${i}`, body: `Note ${i}: the ${i % 13} herons by lake ${i % 7}.` })
+      ).join("\n") + "\n"
+    )
     const job = join(dir, "job.yaml")
     writeFileSync(
       job,
@@ -51,7 +55,10 @@ describe("backfill crash", () => {
     expect(requests).toBeLessThanOrEqual(N - committed)
     expect(second.out()).toMatch(new RegExp(`store .*: ${N} records written, 0 unchanged, 0 deleted`))
 
-    const store = openStoreDatabase(Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "out", "vectors.sqlite") }), { create: false })
+    const store = openStoreDatabase(
+      Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "out", "vectors.sqlite") }),
+      { create: false }
+    )
     const keys = (store.prepare("SELECT key FROM docs").all() as Array<{ key: string }>).map((r) => r.key)
     const tracked = (store.prepare("SELECT count(*) AS n FROM docs_records").get() as { n: number }).n
     store.close()

@@ -35,7 +35,11 @@ describe("svc-batch check", () => {
     const wrong = "sk-wrong-key-1234567890"
     const check = spawnCli(["check", "--json"], { SVC_BASE_URL: emu.url, SVC_API_KEY: wrong })
     expect(await check.exited).toBe(5)
-    const results = check.out().trim().split("\n").map((l) => JSON.parse(l) as { ok: boolean; outcome: string })
+    const results = check
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { ok: boolean; outcome: string })
     expect(results).toHaveLength(5)
     for (const r of results) expect(r).toMatchObject({ ok: false, outcome: "401 key refused" })
     expect(check.out() + check.err()).not.toContain(wrong)
@@ -44,14 +48,19 @@ describe("svc-batch check", () => {
   it("a base URL ending in /v1: 404, named as a wrong URL with the fix", async () => {
     const check = spawnCli(["check"], { SVC_BASE_URL: `${emu.url}/v1`, SVC_API_KEY: KEY })
     expect(await check.exited).toBe(5)
-    expect(check.out()).toContain("404 wrong URL: the endpoint does not exist at SVC_BASE_URL: give the base URL without /v1")
+    expect(check.out()).toContain(
+      "404 wrong URL: the endpoint does not exist at SVC_BASE_URL: give the base URL without /v1"
+    )
   }, 30_000)
 
   it("with a job: only the endpoints and models its stages use", async () => {
     log.entries.length = 0
     const dir = tempDir()
     const job = join(dir, "job.yaml")
-    writeFileSync(job, "name: j\ninput: { path: in.jsonl }\noutput: { path: out.jsonl }\nstages:\n  - moderate: { fields: [t] }\n  - embed: { field: t }\n")
+    writeFileSync(
+      job,
+      "name: j\ninput: { path: in.jsonl }\noutput: { path: out.jsonl }\nstages:\n  - moderate: { fields: [t] }\n  - embed: { field: t }\n"
+    )
     const check = spawnCli(["check", job], { SVC_BASE_URL: emu.url, SVC_API_KEY: KEY })
     expect(await check.exited).toBe(0)
     expect(log.entries.map((e) => e.model).sort()).toEqual(["svc3-embedding", "svc3-guard"])

@@ -13,10 +13,20 @@ const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
 const setUp = (mode: string) => {
   const dir = tempDir()
-  const rows = ["id,text", "1,hello there", '2,"a quoted\r\nnewline"', '3,"this quote never closes', "4,fine", "5,also fine"]
+  const rows = [
+    "id,text",
+    "1,hello there",
+    '2,"a quoted\r\nnewline"',
+    '3,"this quote never closes',
+    "4,fine",
+    "5,also fine"
+  ]
   writeFileSync(join(dir, "in.csv"), rows.join("\r\n") + "\r\n")
   const job = join(dir, "job.yaml")
-  writeFileSync(job, `name: unclosed\npipeline: moderation\nfields: { text: text }\ninput: { path: in.csv, id: id${mode} }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+  writeFileSync(
+    job,
+    `name: unclosed\npipeline: moderation\nfields: { text: text }\ninput: { path: in.csv, id: id${mode} }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+  )
   return { dir, job }
 }
 
@@ -25,7 +35,9 @@ describe("input.unclosedQuote", () => {
     const { dir, job } = setUp(", unclosedQuote: stop")
     const p = spawnCli(["run", job], env)
     expect(await p.exited).toBe(2)
-    expect(p.out() + p.err()).toContain("the quote opened on line 5 is never closed (the file ends inside it); the run stops there (input.unclosedQuote: stop)")
+    expect(p.out() + p.err()).toContain(
+      "the quote opened on line 5 is never closed (the file ends inside it); the run stops there (input.unclosedQuote: stop)"
+    )
     expect(existsSync(join(dir, "out", "r.jsonl"))).toBe(false)
   }, 60_000)
 
@@ -36,7 +48,9 @@ describe("input.unclosedQuote", () => {
     const out = readJsonl(join(dir, "out", "r.jsonl"))
     expect(out.map((r) => r.id)).toEqual(["1", "2", "4", "5"])
     expect(out.find((r) => r.id === "2")!.text).toBe("a quoted\r\nnewline")
-    expect(readJsonl(join(dir, "out", "r.rejects.jsonl"))).toEqual([expect.objectContaining({ line: 5, raw: '3,"this quote never closes' })])
+    expect(readJsonl(join(dir, "out", "r.rejects.jsonl"))).toEqual([
+      expect.objectContaining({ line: 5, raw: '3,"this quote never closes' })
+    ])
   }, 60_000)
 
   it("an unknown value is refused with exit 2", async () => {

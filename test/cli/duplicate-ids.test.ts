@@ -24,7 +24,10 @@ describe("duplicate ids", () => {
     const dir = tempDir()
     const input = writeRecords(dir, records)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: dups\npipeline: moderation\nfields: { text: body }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: dups\npipeline: moderation\nfields: { text: body }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+    )
     const p = spawnCli(["run", job], env)
     expect(await p.exited).toBe(0)
     expect(p.out()).toContain('ids     3 record(s) repeat the id of an earlier record (2 id(s), e.g. "a", "b")')

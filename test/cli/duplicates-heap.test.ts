@@ -31,7 +31,10 @@ describe("a cold job of duplicates", () => {
     for (let i = 0; i < RECORDS; i++) lines.push(`{"id":"r${i}","text":"t${i % DISTINCT}","pad":"${pad}"}\n`)
     writeFileSync(input, lines.join(""))
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: duplicates\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: duplicates\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+    )
 
     const run = spawnCli(["run", job, "--log-level", "debug"], {
       SVC_BASE_URL: undefined,

@@ -9,12 +9,23 @@ import { readJsonl, tempDir } from "../engine/run-helpers.ts"
 import { storedVector } from "../store/stored-vector.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
-const long = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} describes river ${i % 17} and the bridge at mile ${i * 3}.`).join(" ")
+const long = Array.from(
+  { length: 400 },
+  (_, i) => `Paragraph ${i} describes river ${i % 17} and the bridge at mile ${i * 3}.`
+).join(" ")
 
 describe("svc-batch run, embed with long: mean", () => {
   it("a fresh run and a rerun from the ledger write the chunked record's mean bit for bit alike, as the store keeps it", async () => {
     const dir = tempDir()
-    writeFileSync(join(dir, "docs.jsonl"), [{ id: "short", body: "A short note about rivers." }, { id: "long", body: long }].map((r) => JSON.stringify(r)).join("\n") + "\n")
+    writeFileSync(
+      join(dir, "docs.jsonl"),
+      [
+        { id: "short", body: "A short note about rivers." },
+        { id: "long", body: long }
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n") + "\n"
+    )
     const job = join(dir, "job.yaml")
     writeFileSync(
       job,
@@ -34,7 +45,9 @@ describe("svc-batch run, embed with long: mean", () => {
       const run = spawnCli(["run", job], env)
       expect(await run.exited).toBe(0)
       if (i === 1) expect(run.out()).toMatch(/requests 0\b/)
-      vectors.push(readJsonl(join(dir, "out", "vectors.jsonl")).find((r) => r.id === "long")!.embedding as Array<number>)
+      vectors.push(
+        readJsonl(join(dir, "out", "vectors.jsonl")).find((r) => r.id === "long")!.embedding as Array<number>
+      )
     }
     const [fresh, rerun] = vectors
     expect(fresh).toHaveLength(1536)

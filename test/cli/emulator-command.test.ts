@@ -16,7 +16,11 @@ describe("svc-batch emulator", () => {
         body: JSON.stringify({ text: "hi", source_lang: "en", target_lang: "ja" })
       })
       expect(ok.status).toBe(200)
-      const denied = await fetch(`${url}/v1/translate`, { method: "POST", headers: { authorization: "Bearer other" }, body: "{}" })
+      const denied = await fetch(`${url}/v1/translate`, {
+        method: "POST",
+        headers: { authorization: "Bearer other" },
+        body: "{}"
+      })
       expect(denied.status).toBe(401)
       p.child.kill(signal)
       expect(await p.exited).toBe(0)
@@ -36,7 +40,9 @@ describe("svc-batch emulator", () => {
     try {
       const second = start(["emulator", "--port", port!])
       expect(await second.exited).toBe(2)
-      expect(second.err().trim()).toBe(`svc-batch: cannot listen on 127.0.0.1:${port}: the port is in use (stop what holds it, or pick another --port; 0 picks a free one)`)
+      expect(second.err().trim()).toBe(
+        `svc-batch: cannot listen on 127.0.0.1:${port}: the port is in use (stop what holds it, or pick another --port; 0 picks a free one)`
+      )
     } finally {
       first.child.kill("SIGTERM")
       await first.exited
@@ -62,7 +68,15 @@ describe("svc-batch demo", () => {
     expect(await p.exited).toBe(0)
     const stdout = p.out()
     expect(stdout).toMatch(/EMULATOR \(embedded, http:\/\/127\.0\.0\.1:\d+\)/)
-    for (const line of ["chat ", "chat stream", "moderate    safe", "moderate    harmful", "rerank", "embeddings  1536", "translate"]) {
+    for (const line of [
+      "chat ",
+      "chat stream",
+      "moderate    safe",
+      "moderate    harmful",
+      "rerank",
+      "embeddings  1536",
+      "translate"
+    ]) {
       expect(stdout).toContain(line)
     }
   })

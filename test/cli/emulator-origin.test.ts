@@ -25,7 +25,10 @@ describe("answers of a standalone emulator", () => {
   it("are keyed by its answer knobs, not its port: a second emulator on another port, and the embedded one, answer from the ledger", async () => {
     const dir = tempDir()
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: emu-origin\npipeline: moderation\nfields: { text: text }\ninput: { path: ${writeCorpus(dir, 30)}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: emu-origin\npipeline: moderation\nfields: { text: text }\ninput: { path: ${writeCorpus(dir, 30)}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+    )
     const first = await startEmulator("--latency-ms", "1")
     // Started while the first still listens: another port, for sure.
     const second = await startEmulator("--error-500-rate", "0.2", "--fault-seed", "7")

@@ -14,7 +14,9 @@ describe("a run whose every record failed", () => {
   it("keeps the previous output with its rejects; writes its own output and rejects beside them", async () => {
     const dir = tempDir()
     // 5 records (fewer than the 10 failures in a row that abort a run) and a line that cannot be read.
-    const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: `r${i}`, text: `Record ${i}: a calm note.` }))
+    const lines = Array.from({ length: 5 }, (_, i) =>
+      JSON.stringify({ id: `r${i}`, text: `Record ${i}: a calm note.` })
+    )
     lines.splice(3, 0, "{broken")
     writeFileSync(join(dir, "in.jsonl"), `${lines.join("\n")}\n`)
     const job = `name: allfail\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
@@ -27,7 +29,12 @@ describe("a run whose every record failed", () => {
     const good = spawnCli(["run", join(dir, "good.yaml")], env)
     expect(await good.exited).toBe(1) // the unreadable line
     const previous = { output: readFileSync(output, "utf8"), rejects: readFileSync(rejects, "utf8") }
-    expect(previous.rejects.trim().split("\n").map((l) => JSON.parse(l).status)).toEqual(["unreadable"])
+    expect(
+      previous.rejects
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).status)
+    ).toEqual(["unreadable"])
 
     const bad = spawnCli(["run", join(dir, "bad.yaml"), "--cache", "off", "--max-attempts", "1"], env)
     expect(await bad.exited).toBe(1)
@@ -37,8 +44,18 @@ describe("a run whose every record failed", () => {
     expect(readFileSync(output, "utf8")).toBe(previous.output)
     expect(readFileSync(rejects, "utf8")).toBe(previous.rejects)
     expect(readFileSync(beside.output, "utf8")).toBe("")
-    const own = readFileSync(beside.rejects, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { status: string })
-    expect(own.map((r) => r.status).sort()).toEqual(["ServerError", "ServerError", "ServerError", "ServerError", "ServerError", "unreadable"])
+    const own = readFileSync(beside.rejects, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { status: string })
+    expect(own.map((r) => r.status).sort()).toEqual([
+      "ServerError",
+      "ServerError",
+      "ServerError",
+      "ServerError",
+      "ServerError",
+      "unreadable"
+    ])
     expect(bad.out()).toContain(`  output  ${beside.output}\n  rejects ${beside.rejects}\n`)
     expect(bad.err()).toContain(
       `svc-batch: every record failed: the previous output ${output} is kept with its rejects ${rejects}; this run's are ${beside.output} and ${beside.rejects}`

@@ -11,7 +11,10 @@ const nightly = (extra = "") => {
   const dir = tempDir()
   const input = writeCorpus(dir, 2000)
   const job = join(dir, "job.yaml")
-  writeFileSync(job, `name: nightly\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\n${extra}`)
+  writeFileSync(
+    job,
+    `name: nightly\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/result.jsonl }\n${extra}`
+  )
   return { dir, job, ledger: join(dir, ".svc-batch", "nightly.ledger.sqlite") }
 }
 
@@ -35,10 +38,16 @@ describe("ledger retention", () => {
     const threeRuns = 2 * sizes[1]! - sizes[0]!
     expect(sizes[9]!).toBeLessThanOrEqual(sizes[2]! * 1.05)
     expect(sizes[9]!).toBeLessThanOrEqual(threeRuns * 1.05)
-    expect(runs.slice(2).map((r) => /retention: 2000 records of 1 older run\(s\)/.test(r.out()))).toEqual(Array(8).fill(true))
+    expect(runs.slice(2).map((r) => /retention: 2000 records of 1 older run\(s\)/.test(r.out()))).toEqual(
+      Array(8).fill(true)
+    )
     expect(runs.filter((r) => r.out().includes("(compacted)"))).toHaveLength(0)
-    const report = JSON.parse(readFileSync(join(dir, "out", "result.report.json"), "utf8")) as { moderation: { trend: Array<{ runId: number; records: number; harmful: number }> } }
-    expect(report.moderation.trend.map((t) => [t.runId, t.records, t.harmful])).toEqual(Array.from({ length: 7 }, (_, i) => [i + 4, 2000, 400]))
+    const report = JSON.parse(readFileSync(join(dir, "out", "result.report.json"), "utf8")) as {
+      moderation: { trend: Array<{ runId: number; records: number; harmful: number }> }
+    }
+    expect(report.moderation.trend.map((t) => [t.runId, t.records, t.harmful])).toEqual(
+      Array.from({ length: 7 }, (_, i) => [i + 4, 2000, 400])
+    )
   }, 120_000)
 
   it("gc --keep-runs: removes older runs' records, reports sizes; runs still lists every run", async () => {
@@ -46,7 +55,13 @@ describe("ledger retention", () => {
     for (let i = 0; i < 3; i++) expect(await spawnCli(["run", job], env).exited).toBe(0)
     const gc = spawnCli(["gc", job, "--keep-runs", "2", "--json"], env)
     expect(await gc.exited).toBe(0)
-    const result = JSON.parse(gc.out()) as { runs: Array<number>; records: number; answers: number; bytesBefore: number; bytesAfter: number }
+    const result = JSON.parse(gc.out()) as {
+      runs: Array<number>
+      records: number
+      answers: number
+      bytesBefore: number
+      bytesAfter: number
+    }
     expect(result).toMatchObject({ runs: [1], records: 2000, answers: 0 })
     expect(result.bytesAfter).toBeLessThan(result.bytesBefore)
     const runs = spawnCli(["runs", job], env)

@@ -19,7 +19,10 @@ const ranTwice = async (name: string) => {
   const dir = tempDir()
   const input = writeCorpus(dir, 30)
   const job = join(dir, "job.yaml")
-  writeFileSync(job, `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\nretention: { runs: 3 }\n`)
+  writeFileSync(
+    job,
+    `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\nretention: { runs: 3 }\n`
+  )
   for (let i = 0; i < 3; i++) expect(await spawnCli(["run", job], env).exited).toBe(0)
   return { job, ledger: join(dir, ".svc-batch", `${name}.ledger.sqlite`) }
 }

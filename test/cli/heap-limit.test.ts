@@ -23,8 +23,11 @@ describe("svc-batch's heap", () => {
       const argv = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\u0000")
       expect(argv).toContain("--max-old-space-size=256")
       expect(argv).toContain("--max-semi-space-size=8")
-      const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }
-      for (const script of ["svc-batch", "start"]) expect(pkg.scripts[script]).toContain("--max-old-space-size=256 --max-semi-space-size=8")
+      const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+        scripts: Record<string, string>
+      }
+      for (const script of ["svc-batch", "start"])
+        expect(pkg.scripts[script]).toContain("--max-old-space-size=256 --max-semi-space-size=8")
     } finally {
       child.kill("SIGTERM")
     }

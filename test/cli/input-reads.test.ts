@@ -19,10 +19,17 @@ describe("input reads of a run", () => {
       `name: reads\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nstages:\n  - moderate: { fields: [text] }\n  - embed: { field: text }\nstore: { path: out/kb.sqlite, text: text }\nreport: { enabled: true }\n`
     )
     const trace = join(dir, "reads.tsv")
-    const run = spawnCli(["run", job], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined, SVC_BATCH_TRACE_READS: trace })
+    const run = spawnCli(["run", job], {
+      SVC_BASE_URL: undefined,
+      SVC_API_KEY: undefined,
+      SVC_BATCH_TRACE_READS: trace
+    })
     expect(await run.exited, run.err()).toBe(0)
     expect(run.out()).toContain("report")
-    const reads = readFileSync(trace, "utf8").split("\n").filter((l) => l.endsWith(`\t${input}`)).map((l) => l.split("\t")[0])
+    const reads = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((l) => l.endsWith(`\t${input}`))
+      .map((l) => l.split("\t")[0])
     // The fingerprint, the processing pass; with a store the output is not written inline: the
     // input's check, the output pass, the check before the commit. The report is tallied as the
     // output is written (before: a sixth read of its own). The goal is 3: the fingerprint, the

@@ -31,8 +31,14 @@ const npm = (args: ReadonlyArray<string>, cwd: string) =>
 /** A moderation job `nightly.yaml` in a new directory, reading `posts.csv` beside it. */
 const jobDir = () => {
   const dir = tempDir()
-  writeFileSync(join(dir, "nightly.yaml"), "name: nightly\npipeline: moderation\ninput:\n  path: missing.csv\n  id: id\noutput:\n  path: out.csv\nfields:\n  text: [body]\n")
-  writeFileSync(join(dir, "posts.csv"), "id,body\n1,A quiet walk by the river.\n2,The meeting moves to Thursday.\n3,Green tea is good.\n")
+  writeFileSync(
+    join(dir, "nightly.yaml"),
+    "name: nightly\npipeline: moderation\ninput:\n  path: missing.csv\n  id: id\noutput:\n  path: out.csv\nfields:\n  text: [body]\n"
+  )
+  writeFileSync(
+    join(dir, "posts.csv"),
+    "id,body\n1,A quiet walk by the river.\n2,The meeting moves to Thursday.\n3,Green tea is good.\n"
+  )
   return dir
 }
 
@@ -48,7 +54,10 @@ describe("paths on the command line", () => {
 
   it("npm run svc-batch -- …: the job file and --input are taken from the directory npm was started in", async () => {
     const dir = jobDir()
-    const r = await npm(["--prefix", root, "run", "svc-batch", "--", "run", "nightly.yaml", "--input", "posts.csv", "--dry-run"], dir)
+    const r = await npm(
+      ["--prefix", root, "run", "svc-batch", "--", "run", "nightly.yaml", "--input", "posts.csv", "--dry-run"],
+      dir
+    )
     expect(r.err).not.toContain("must exist")
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/moderate\s+chat\s+svc3-guard\s+3\s+0\s+3\b/)

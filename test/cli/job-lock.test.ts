@@ -14,7 +14,11 @@ const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
 describe("one invocation of a job at a time", () => {
   it("a second run while the first goes on is refused naming the process; after a SIGKILL the lock is taken over", async () => {
-    const { job, ledger } = moderationJob("locked", 600, `limits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`)
+    const { job, ledger } = moderationJob(
+      "locked",
+      600,
+      `limits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`
+    )
     const first = spawnCli(["run", job], env)
     await untilDone(ledger, 20)
 
@@ -34,12 +38,17 @@ describe("one invocation of a job at a time", () => {
 
   it("--wait waits for the running invocation to end, then resumes where it stopped", async () => {
     // The first goes slowly (600/min: 40 s for the corpus), the second, once it has the lock, fast.
-    const { job, ledger } = moderationJob("waiter", 400, `limits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`)
+    const { job, ledger } = moderationJob(
+      "waiter",
+      400,
+      `limits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`
+    )
     const first = spawnCli(["run", job], env)
     await untilDone(ledger, 10)
     const second = spawnCli(["run", job, "--wait", "--rpm", "svc3-guard=60000"], env)
     const t0 = Date.now()
-    while (!second.err().includes("waiting for it to finish (--wait)") && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50))
+    while (!second.err().includes("waiting for it to finish (--wait)") && Date.now() - t0 < 20_000)
+      await new Promise((r) => setTimeout(r, 50))
     expect(second.err()).toContain(`job waiter is already running (process ${first.child.pid}`)
     await new Promise((r) => setTimeout(r, 1500))
     expect(second.child.exitCode).toBe(null) // still waiting
@@ -50,7 +59,11 @@ describe("one invocation of a job at a time", () => {
   }, 60_000)
 
   it("a signal while waiting for the lock ends the wait: exit 130, nothing started", async () => {
-    const { job, ledger } = moderationJob("waiter2", 3000, `limits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`)
+    const { job, ledger } = moderationJob(
+      "waiter2",
+      3000,
+      `limits: { rpm: { svc3-guard: 600 } }\nreport: { enabled: false }\n`
+    )
     const first = spawnCli(["run", job], env)
     await untilDone(ledger, 2)
     const second = spawnCli(["run", job, "--wait"], env)
@@ -106,10 +119,14 @@ describe("one invocation of a job at a time", () => {
       expect(lockOwnerGone(ledger)).toBe(`its process ${2 ** 22 + 12345} is gone`)
     })
     it("a lock naming a live process of this host: not gone", () => {
-      expect(lockOwnerGone(lockFile({ pid: process.pid, host: hostname(), started: "2026-01-01T00:00:00Z" }, 0))).toBeUndefined()
+      expect(
+        lockOwnerGone(lockFile({ pid: process.pid, host: hostname(), started: "2026-01-01T00:00:00Z" }, 0))
+      ).toBeUndefined()
     })
     it("a lock from another host: not decided by the lock (the 15-s heartbeat rule of status decides), however old", () => {
-      expect(lockOwnerGone(lockFile({ pid: 2 ** 22 + 12345, host: "elsewhere", started: "2026-01-01T00:00:00Z" }, 90_000))).toBeUndefined()
+      expect(
+        lockOwnerGone(lockFile({ pid: 2 ** 22 + 12345, host: "elsewhere", started: "2026-01-01T00:00:00Z" }, 90_000))
+      ).toBeUndefined()
     })
   })
 })

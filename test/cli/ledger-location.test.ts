@@ -20,7 +20,10 @@ describe("the default ledger", () => {
   it("is beside the job file and shared by runs with different --output: the second sends no request", async () => {
     const dir = tempDir()
     const job = join(dir, "nightly.yaml")
-    writeFileSync(job, `name: nightly\npipeline: moderation\ninput:\n  path: ${writeCorpus(dir, 25)}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: nightly\npipeline: moderation\ninput:\n  path: ${writeCorpus(dir, 25)}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\n`
+    )
     const env = { SVC_BASE_URL: emu.url, SVC_API_KEY: KEY }
     const monday = spawnCli(["run", job, "--output", join(dir, "2024-06-03", "result.jsonl")], env)
     expect(await monday.exited).toBe(0)

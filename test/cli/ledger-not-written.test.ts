@@ -19,7 +19,10 @@ describe("a ledger the disk cannot hold", () => {
     const input = writeCorpus(dir, 1500)
     const small = writeCorpus(dir, 5, "small.jsonl")
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: lfull\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: lfull\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+    )
     const ledger = join(dir, ".svc-batch", "lfull.ledger.sqlite")
     const output = join(dir, "out", "r.jsonl")
     // The ledger made (and its previous output written) without a limit: it is opened whole below.
@@ -31,7 +34,10 @@ describe("a ledger the disk cannot hold", () => {
     // not (1,500 short records) before the ledger does.
     const full = spawnCli(["run", job], env, { fileSizeLimit: 128 * 1024 })
     expect(await full.exited).toBe(9)
-    const lines = full.err().split("\n").filter((l) => l.startsWith("svc-batch:"))
+    const lines = full
+      .err()
+      .split("\n")
+      .filter((l) => l.startsWith("svc-batch:"))
     expect(lines).toEqual([`svc-batch: ledger ${ledger}: write failed: disk I/O error (SQLITE_IOERR_WRITE)`])
     expect(existsSync(`${ledger}.lock`)).toBe(false)
     expect(readFileSync(output).equals(previous)).toBe(true)
@@ -46,7 +52,10 @@ describe("a ledger the disk cannot hold", () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 3)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: notledger\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: notledger\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+    )
     mkdirSync(join(dir, ".svc-batch"))
     const ledger = join(dir, ".svc-batch", "notledger.ledger.sqlite")
     writeFileSync(ledger, "not a database, ".repeat(512))

@@ -11,7 +11,10 @@ const job = () => {
   const dir = tempDir()
   const input = writeCorpus(dir, 300)
   const path = join(dir, "job.yaml")
-  writeFileSync(path, `name: logged\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`)
+  writeFileSync(
+    path,
+    `name: logged\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\nreport: { enabled: false }\n`
+  )
   return path
 }
 
@@ -19,10 +22,19 @@ interface LogLine {
   readonly message: string
   readonly logLevel: string
   readonly timestamp: string
-  readonly annotations: { readonly event?: string; readonly job?: string; readonly status?: string; readonly counters?: { readonly done: number } }
+  readonly annotations: {
+    readonly event?: string
+    readonly job?: string
+    readonly status?: string
+    readonly counters?: { readonly done: number }
+  }
 }
 
-const lines = (stderr: string) => stderr.trim().split("\n").map((l) => JSON.parse(l) as LogLine)
+const lines = (stderr: string) =>
+  stderr
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as LogLine)
 
 describe("log format", () => {
   it("--log-format json: progress and the run's end as JSON lines with job, event and counters", async () => {

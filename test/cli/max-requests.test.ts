@@ -21,7 +21,10 @@ describe("run --max-requests", () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 400)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: budget\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { concurrency: 8, records: 32 }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: budget\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { concurrency: 8, records: 32 }\nreport: { enabled: false }\n`
+    )
     const t0 = Date.now()
     const first = spawnCli(["run", job, "--max-requests", "100", "--grace-ms", "60000"], env())
     expect(await first.exited).toBe(6)
@@ -35,14 +38,19 @@ describe("run --max-requests", () => {
     expect(second.out()).toContain("(resumed) finished: 400 done, 0 failed")
     expect(log.entries.length).toBe(400)
     expect(new Set(log.entries.map((e) => e.bodyHash)).size).toBe(400)
-    expect(readJsonl(join(dir, "out", "r.jsonl")).map((r) => r.id)).toEqual(Array.from({ length: 400 }, (_, i) => `r${i}`))
+    expect(readJsonl(join(dir, "out", "r.jsonl")).map((r) => r.id)).toEqual(
+      Array.from({ length: 400 }, (_, i) => `r${i}`)
+    )
   }, 60_000)
 
   it("refuses a budget of 0 (exit 2, naming the flag)", async () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 5)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: b0\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input} }\noutput: { path: out/r.jsonl }\n`)
+    writeFileSync(
+      job,
+      `name: b0\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input} }\noutput: { path: out/r.jsonl }\n`
+    )
     const run = spawnCli(["run", job, "--max-requests", "0"], env())
     expect(await run.exited).toBe(2)
     expect(run.err()).toContain("--max-requests: expected a whole number of 1 or more, got 0")
@@ -53,7 +61,10 @@ describe("run --max-requests", () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 20)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: dry\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input} }\noutput: { path: out/r.jsonl }\n`)
+    writeFileSync(
+      job,
+      `name: dry\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input} }\noutput: { path: out/r.jsonl }\n`
+    )
     const run = spawnCli(["run", job, "--dry-run"], env())
     expect(await run.exited).toBe(0)
     expect(run.out()).toMatch(/^moderate\s+chat\s+svc3-guard\s+20\s+0\s+20\s/m)

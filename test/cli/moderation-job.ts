@@ -11,6 +11,9 @@ export const moderationJob = (name: string, records: number, tail: string, outpu
   const dir = tempDir()
   const input = writeCorpus(dir, records)
   const job = join(dir, "job.yaml")
-  writeFileSync(job, `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: ${output} }\n${tail}`)
+  writeFileSync(
+    job,
+    `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: ${output} }\n${tail}`
+  )
   return { dir, input, job, ledger: join(dir, ".svc-batch", `${name}.ledger.sqlite`) }
 }

@@ -19,7 +19,8 @@ const runStatus = (ledger: string): string | undefined => {
   if (!existsSync(ledger)) return undefined
   const db = new Database(ledger, { readonly: true })
   try {
-    return (db.prepare("SELECT status FROM runs ORDER BY id DESC LIMIT 1").get() as { status: string } | undefined)?.status
+    return (db.prepare("SELECT status FROM runs ORDER BY id DESC LIMIT 1").get() as { status: string } | undefined)
+      ?.status
   } finally {
     db.close()
   }
@@ -33,11 +34,19 @@ const runUnderNpm = (name: string, extra = "") => {
   const dir = tempDir()
   const input = writeCorpus(dir, 1500)
   const job = join(dir, "job.yaml")
-  writeFileSync(job, `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\n${extra}`)
+  writeFileSync(
+    job,
+    `name: ${name}\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 3000 } }\n${extra}`
+  )
   const env = { ...process.env }
   delete env.SVC_BASE_URL
   delete env.SVC_API_KEY
-  const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  const npm = spawn("npm", ["run", "--silent", "svc-batch", "--", "run", job], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   const output = { out: "", err: "" }
   npm.stdout.on("data", (d) => (output.out += d))
   npm.stderr.on("data", (d) => (output.err += d))
@@ -94,7 +103,9 @@ describe("signals through npm", () => {
   it("Ctrl-C under npm (SIGINT to the whole process group): exit 130, the summary and the resume hint", async () => {
     const { npm, output, ledger } = runUnderNpm("npmint")
     // npm waits for the tool, then ends itself with the same signal: a shell reports 128 + 2 = 130.
-    const exited = new Promise<number | null>((resolve) => npm.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null))))
+    const exited = new Promise<number | null>((resolve) =>
+      npm.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : null)))
+    )
     while (doneInLedger(ledger) < 50) await new Promise((r) => setTimeout(r, 100))
     process.kill(-npm.pid!, "SIGINT")
     expect(await exited).toBe(130)

@@ -18,7 +18,10 @@ const setUp = () => {
     '{"id":"a","text":"a calm note"}\n{"id":"b","text":"another","lang":"en"}\n{"id":"c","text":"a third","score":3,"lang":"ja"}\n'
   )
   const job = join(dir, "job.yaml")
-  writeFileSync(job, "name: keys\npipeline: moderation\ninput:\n  path: in.jsonl\n  id: id\noutput:\n  path: out/result.csv\nfields:\n  text: text\nreport: { enabled: false }\n")
+  writeFileSync(
+    job,
+    "name: keys\npipeline: moderation\ninput:\n  path: in.jsonl\n  id: id\noutput:\n  path: out/result.csv\nfields:\n  text: text\nreport: { enabled: false }\n"
+  )
   return { dir, job }
 }
 
@@ -27,7 +30,10 @@ describe("JSONL input to a columnar output", () => {
     const { dir, job } = setUp()
     const p = spawnCli(["run", job], clean)
     expect(await p.exited).toBe(0)
-    const lines = readFileSync(join(dir, "out", "result.csv"), "utf8").replace(/^\uFEFF/, "").trim().split(/\r?\n/)
+    const lines = readFileSync(join(dir, "out", "result.csv"), "utf8")
+      .replace(/^\uFEFF/, "")
+      .trim()
+      .split(/\r?\n/)
     expect(lines[0]).toBe("id,text,lang,score,moderation_verdict,moderation_categories,moderation_raw")
     expect(lines[1]).toBe("a,a calm note,,,safe,,")
     expect(lines[3]).toBe("c,a third,ja,3,safe,,")
@@ -52,7 +58,10 @@ describe("a CSV input with a header and no rows", () => {
     const dir = tempDir()
     writeFileSync(join(dir, "in.csv"), "id,title,body\r\n")
     const job = join(dir, "job.yaml")
-    writeFileSync(job, "name: empty\npipeline: moderation\ninput:\n  path: in.csv\n  id: id\noutput:\n  path: out/result.csv\nfields:\n  text: [title, body]\nreport: { enabled: false }\n")
+    writeFileSync(
+      job,
+      "name: empty\npipeline: moderation\ninput:\n  path: in.csv\n  id: id\noutput:\n  path: out/result.csv\nfields:\n  text: [title, body]\nreport: { enabled: false }\n"
+    )
     const p = spawnCli(["run", job], clean)
     expect(await p.exited).toBe(0)
     expect(p.out()).toContain("finished: 0 done, 0 failed, 0 unreadable")

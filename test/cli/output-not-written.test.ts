@@ -18,7 +18,9 @@ const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 /** 200 records of ~2.7 KB of random text: an output of ~550 KB (Parquet's codec cannot shrink it). */
 const writeRandomCorpus = (dir: string) => {
   const path = join(dir, "in.jsonl")
-  const lines = Array.from({ length: 200 }, (_, i) => JSON.stringify({ id: `r${i}`, text: `Record ${i} ${randomBytes(2000).toString("base64")}` }))
+  const lines = Array.from({ length: 200 }, (_, i) =>
+    JSON.stringify({ id: `r${i}`, text: `Record ${i} ${randomBytes(2000).toString("base64")}` })
+  )
   writeFileSync(path, `${lines.join("\n")}\n`)
   return path
 }
@@ -48,7 +50,10 @@ describe("an output the disk cannot hold", () => {
     const dir = tempDir()
     const input = writeRandomCorpus(dir)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: full\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: full\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+    )
     const ledger = join(dir, ".svc-batch", "full.ledger.sqlite")
 
     // JSON Lines output (written as records finish), then Parquet (written by the output pass).
@@ -63,7 +68,10 @@ describe("an output the disk cannot hold", () => {
       const full = spawnCli(["run", job, "--output", output], env, { fileSizeLimit: LIMIT })
       expect(await exitWithin(full, 60_000)).toBe(9)
       run++
-      const lines = full.err().split("\n").filter((l) => l.startsWith("svc-batch:"))
+      const lines = full
+        .err()
+        .split("\n")
+        .filter((l) => l.startsWith("svc-batch:"))
       expect(lines).toEqual([`svc-batch: cannot write ${output}: EFBIG: file too large, write`])
       expect(readFileSync(output).equals(previous)).toBe(true)
       expect(readdirSync(join(dir, "out")).filter((n) => n.includes(".tmp-"))).toEqual([])
@@ -80,7 +88,9 @@ describe("an output the disk cannot hold", () => {
 
   it("a vector store that cannot take its last batch fails before the output is replaced", async () => {
     const dir = tempDir()
-    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: `d${i}`, title: `T${i}`, body: `Document ${i} about gardening, number ${i}` }))
+    const lines = Array.from({ length: 50 }, (_, i) =>
+      JSON.stringify({ id: `d${i}`, title: `T${i}`, body: `Document ${i} about gardening, number ${i}` })
+    )
     writeFileSync(join(dir, "in.jsonl"), `${lines.join("\n")}\n`)
     const job = join(dir, "job.yaml")
     const store = join(dir, "out", "vectors.sqlite")
@@ -98,7 +108,10 @@ describe("an output the disk cannot hold", () => {
     // 1 MiB: the output (~200 KB) fits, the store (vec0 takes a 6 MB chunk at its first vector) does not.
     const full = spawnCli(["run", job], env, { fileSizeLimit: 1024 * 1024 })
     expect(await exitWithin(full, 60_000)).toBe(9)
-    const errors = full.err().split("\n").filter((l) => l.startsWith("svc-batch:"))
+    const errors = full
+      .err()
+      .split("\n")
+      .filter((l) => l.startsWith("svc-batch:"))
     expect(errors).toHaveLength(1)
     expect(errors[0]).toMatch(new RegExp(`^svc-batch: cannot write ${store}: .*disk I/O error`))
     expect(readFileSync(output).equals(previous)).toBe(true)

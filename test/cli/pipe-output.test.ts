@@ -22,10 +22,14 @@ const jobWithManyRuns = async () => {
   const dir = tempDir()
   writeFileSync(join(dir, "in.jsonl"), `{"id":"a","text":"hello"}\n{"id":"b","text":"world"}\n`)
   const job = join(dir, "job.yaml")
-  writeFileSync(job, "name: many\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n")
+  writeFileSync(
+    job,
+    "name: many\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n"
+  )
   expect(await spawnCli(["run", job], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }).exited).toBe(0)
   const db = new Database(join(dir, ".svc-batch", "many.ledger.sqlite"))
-  const copy = "INSERT INTO runs (job, fingerprint, status, started_at, finished_at, counters, service, updated_at) SELECT job, fingerprint, status, started_at, finished_at, counters, service, updated_at FROM runs"
+  const copy =
+    "INSERT INTO runs (job, fingerprint, status, started_at, finished_at, counters, service, updated_at) SELECT job, fingerprint, status, started_at, finished_at, counters, service, updated_at FROM runs"
   for (let n = 1; n < RUNS; n *= 2) db.exec(copy)
   db.close()
   return job
@@ -36,10 +40,15 @@ const jobWithManyRuns = async () => {
  * command has exited (the old fault: the rest was lost) or had a second to.
  */
 const pipedRuns = (job: string) => {
-  const child = spawn(process.execPath, [BIN, "runs", job, "--json", "--limit", String(RUNS)], { env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [BIN, "runs", job, "--json", "--limit", String(RUNS)], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let err = ""
   child.stderr.on("data", (d) => (err += d))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))))
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? -1 : null)))
+  )
   const first = new Promise<Buffer>((resolve) =>
     child.stdout.once("data", (d: Buffer) => {
       child.stdout.pause()
@@ -74,7 +83,9 @@ describe("output to a pipe", () => {
     expect(text.endsWith("\n")).toBe(true)
     const lines = text.trimEnd().split("\n")
     expect(lines).toHaveLength(RUNS)
-    expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual(Array.from({ length: RUNS }, (_, i) => RUNS - i))
+    expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual(
+      Array.from({ length: RUNS }, (_, i) => RUNS - i)
+    )
     expect(err()).toBe("")
   }, 60_000)
 

@@ -9,7 +9,16 @@ import { spawnCli } from "./spawn-cli.ts"
 
 interface PlanJson {
   readonly records: number
-  readonly rows: ReadonlyArray<{ stage: string; model: string; records: number; assumed: number; cached: number; toSend: number; tokens: number; codePoints: number }>
+  readonly rows: ReadonlyArray<{
+    stage: string
+    model: string
+    records: number
+    assumed: number
+    cached: number
+    toSend: number
+    tokens: number
+    codePoints: number
+  }>
   readonly minutes: number
 }
 
@@ -64,7 +73,10 @@ describe("svc-batch plan", () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 50)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: p\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 60 } }\n`)
+    writeFileSync(
+      job,
+      `name: p\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { rpm: { svc3-guard: 60 } }\n`
+    )
     const plan = spawnCli(["plan", job], env())
     expect(await plan.exited).toBe(0)
     expect(plan.out()).toMatch(/^moderate\s+chat\s+svc3-guard\s+50\s+0\s+50\s+[\d,]+\s+-$/m)

@@ -12,7 +12,10 @@ import { spawnCli } from "./spawn-cli.ts"
 
 const writeJob = (dir: string, records = 4) => {
   const path = join(dir, "job.yaml")
-  writeFileSync(path, `name: progress\npipeline: moderation\ninput:\n  path: ${writeCorpus(dir, 24)}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\nlimits: { records: ${records}, concurrency: 4 }\n`)
+  writeFileSync(
+    path,
+    `name: progress\npipeline: moderation\ninput:\n  path: ${writeCorpus(dir, 24)}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\nlimits: { records: ${records}, concurrency: 4 }\n`
+  )
   return path
 }
 

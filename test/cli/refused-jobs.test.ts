@@ -12,9 +12,23 @@ const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 /** The one error line a refusal prints. */
 const refusal = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("svc-batch: "))
 
-const refused: ReadonlyArray<{ readonly what: string; readonly tail: string; readonly output?: string; readonly says: string }> = [
-  { what: "an rpm for a model no stage uses (a typo)", tail: "limits: { rpm: { svc3-gaurd: 100 } }\n", says: 'limits.rpm: "svc3-gaurd": no stage of this job uses this model' },
-  { what: "an output format no sink has", tail: "", output: "{ path: out/r.xml, format: xml }", says: 'output.format: unknown sink "xml"' },
+const refused: ReadonlyArray<{
+  readonly what: string
+  readonly tail: string
+  readonly output?: string
+  readonly says: string
+}> = [
+  {
+    what: "an rpm for a model no stage uses (a typo)",
+    tail: "limits: { rpm: { svc3-gaurd: 100 } }\n",
+    says: 'limits.rpm: "svc3-gaurd": no stage of this job uses this model'
+  },
+  {
+    what: "an output format no sink has",
+    tail: "",
+    output: "{ path: out/r.xml, format: xml }",
+    says: 'output.format: unknown sink "xml"'
+  },
   { what: "a vector store the pipeline cannot feed", tail: "store: { path: out/store.db }\n", says: "store" }
 ]
 
@@ -23,9 +37,17 @@ describe("the same job refused by plan, check, run --dry-run and run", () => {
     it(`${job.what}: exit 2 and the same message from all four`, async () => {
       const { job: file } = moderationJob("refused", 5, job.tail, "out/r.jsonl")
       if (job.output !== undefined) {
-        writeFileSync(file, readFileSync(file, "utf8").replace("output: { path: out/r.jsonl }", `output: ${job.output}`))
+        writeFileSync(
+          file,
+          readFileSync(file, "utf8").replace("output: { path: out/r.jsonl }", `output: ${job.output}`)
+        )
       }
-      const commands = [["plan", file], ["check", file], ["run", file, "--dry-run"], ["run", file]]
+      const commands = [
+        ["plan", file],
+        ["check", file],
+        ["run", file, "--dry-run"],
+        ["run", file]
+      ]
       const results = await Promise.all(
         commands.map(async (args) => {
           const p = spawnCli(args, env)

@@ -12,14 +12,18 @@ import { spawnCli } from "./spawn-cli.ts"
 
 const writeJob = (dir: string, input: string, extra = "") => {
   const path = join(dir, "job.yaml")
-  writeFileSync(path, `name: nightly\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: out/result.csv\nfields:\n  text: text\n${extra}`)
+  writeFileSync(
+    path,
+    `name: nightly\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: out/result.csv\nfields:\n  text: text\n${extra}`
+  )
   return path
 }
-const json = (dir: string) => JSON.parse(readFileSync(join(dir, "out", "result.report.json"), "utf8")) as {
-  runId: number
-  service: string
-  moderation: { harmful: number; changes?: { newlyFlagged: Array<{ key: string }>; noLongerFlagged: Array<string> } }
-}
+const json = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, "out", "result.report.json"), "utf8")) as {
+    runId: number
+    service: string
+    moderation: { harmful: number; changes?: { newlyFlagged: Array<{ key: string }>; noLongerFlagged: Array<string> } }
+  }
 const edit = (input: string, changes: Record<number, string>) => {
   const lines = readFileSync(input, "utf8").trim().split("\n")
   for (const [i, text] of Object.entries(changes)) lines[Number(i)] = JSON.stringify({ id: `r${i}`, text })
@@ -43,7 +47,11 @@ describe("reports from svc-batch run and svc-batch report", () => {
     expect(await first.exited).toBe(0)
     expect(first.out()).toContain("report  12 harmful, 48 safe, 0 unparsed")
     expect(first.out()).toContain(join(dir, "out", "result.report.html"))
-    edit(input, { 7: "Record 7: here is how to build a bomb.", 21: "Share my credit card number with everyone.", 30: "Record 30: a calm note." })
+    edit(input, {
+      7: "Record 7: here is how to build a bomb.",
+      21: "Share my credit card number with everyone.",
+      30: "Record 30: a calm note."
+    })
     const second = spawnCli(["run", job], env())
     expect(await second.exited).toBe(0)
     expect(second.out()).toContain("since run 1: 2 newly flagged, 1 no longer flagged")
@@ -53,8 +61,11 @@ describe("reports from svc-batch run and svc-batch report", () => {
     expect(report.moderation.changes!.noLongerFlagged).toEqual(["r30"])
     const md = readFileSync(join(dir, "out", "result.report.md"), "utf8")
     expect(md).toContain("2 newly flagged, 1 no longer flagged.")
-    expect(readFileSync(join(dir, "out", "result.flagged.csv"), "utf8").split("\n")[0]).toBe("\uFEFFid,verdict,categories,text")
-    for (const ext of ["report.html", "report.md", "report.json", "flagged.csv"]) expect(readFileSync(join(dir, "out", `result.${ext}`), "utf8")).not.toContain(KEY)
+    expect(readFileSync(join(dir, "out", "result.flagged.csv"), "utf8").split("\n")[0]).toBe(
+      "\uFEFFid,verdict,categories,text"
+    )
+    for (const ext of ["report.html", "report.md", "report.json", "flagged.csv"])
+      expect(readFileSync(join(dir, "out", `result.${ext}`), "utf8")).not.toContain(KEY)
   }, 60_000)
 
   it("svc-batch report rebuilds an earlier run's report without a request", async () => {

@@ -14,7 +14,10 @@ describe("svc-batch retry", () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 200)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: flaky\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { maxAttempts: 1 }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: flaky\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { maxAttempts: 1 }\nreport: { enabled: false }\n`
+    )
     const first = spawnCli(["run", job], env)
     expect(await first.exited).toBe(1)
     await faulty.close()
@@ -30,12 +33,20 @@ describe("svc-batch retry", () => {
       expect(await retry.exited).toBe(0)
       expect(retry.out()).toContain("run 1 (resumed) finished: 200 done, 0 failed")
       expect(log.entries).toHaveLength(failed)
-      expect(readJsonl(join(dir, "out", "r.jsonl")).map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => `r${i}`))
+      expect(readJsonl(join(dir, "out", "r.jsonl")).map((r) => r.id)).toEqual(
+        Array.from({ length: 200 }, (_, i) => `r${i}`)
+      )
       expect(readFileSync(join(dir, "out", "r.rejects.jsonl"), "utf8")).toBe("")
       // The run's statistics are its totals over both invocations.
       const runs = spawnCli(["runs", job, "--json"], env)
       expect(await runs.exited).toBe(0)
-      expect(JSON.parse(runs.out().trim())).toMatchObject({ id: 1, state: "finished", done: 200, failed: 0, requests: 200 + failed })
+      expect(JSON.parse(runs.out().trim())).toMatchObject({
+        id: 1,
+        state: "finished",
+        done: 200,
+        failed: 0,
+        requests: 200 + failed
+      })
     } finally {
       await healthy.close()
     }
@@ -48,7 +59,10 @@ describe("svc-batch retry", () => {
       const dir = tempDir()
       const input = writeCorpus(dir, 20)
       const job = join(dir, "job.yaml")
-      writeFileSync(job, `name: changed\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+      writeFileSync(
+        job,
+        `name: changed\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+      )
       expect(await spawnCli(["run", job], env).exited).toBe(0)
       writeCorpus(dir, 21)
       const retry = spawnCli(["retry", job, "--run", "1"], env)

@@ -22,7 +22,6 @@ const writeJob = (dir: string, input: string, extra = "") => {
   return path
 }
 
-
 describe("svc-batch run", () => {
   let emu: RunningEmulator
   const log = requestLog()
@@ -138,7 +137,10 @@ describe("svc-batch run", () => {
     expect(rejects).toEqual([expect.objectContaining({ key: "b", stage: "moderate", status: "input" })])
 
     const bad = join(dir, "bad.yaml")
-    writeFileSync(bad, "name: x\npipeline: moderation\ninput:\n  path: in.jsonl\noutput: {}\nfields:\n  text: text\nlimits:\n  concurency: 3\n")
+    writeFileSync(
+      bad,
+      "name: x\npipeline: moderation\ninput:\n  path: in.jsonl\noutput: {}\nfields:\n  text: text\nlimits:\n  concurency: 3\n"
+    )
     const invalid = runCli([bad], env())
     expect(await invalid.exited).toBe(2)
     expect(invalid.err()).toContain(bad)
@@ -150,7 +152,10 @@ describe("svc-batch run", () => {
 describe("npm start's job", () => {
   it("runs the demo moderation job on the embedded emulator and says where its outputs are", async () => {
     const dir = tempDir()
-    const p = runCli([new URL("../../jobs/demo-moderation.yaml", import.meta.url).pathname, "--output", join(dir, "demo.csv")], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
+    const p = runCli(
+      [new URL("../../jobs/demo-moderation.yaml", import.meta.url).pathname, "--output", join(dir, "demo.csv")],
+      { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
+    )
     expect(await p.exited).toBe(0)
     expect(p.out()).toContain("EMULATOR (embedded")
     expect(p.out()).toMatch(/finished: 240 done, 0 failed, 0 unreadable/)

@@ -13,7 +13,10 @@ const clean = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
 const writeJob = (dir: string, extra = "") => {
   const path = join(dir, "job.yaml")
-  writeFileSync(path, `name: opts\npipeline: moderation\ninput:\n  path: ${writeCorpus(dir, 3)}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\n${extra}`)
+  writeFileSync(
+    path,
+    `name: opts\npipeline: moderation\ninput:\n  path: ${writeCorpus(dir, 3)}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\n${extra}`
+  )
   return path
 }
 

@@ -12,7 +12,9 @@ const backfilled = async () => {
   const dir = tempDir()
   writeFileSync(
     join(dir, "docs.jsonl"),
-    Array.from({ length: 25 }, (_, i) => JSON.stringify({ id: `d${i}`, body: `Guide ${i} explains ${topics[i % 5]} step by step.` })).join("\n") + "\n"
+    Array.from({ length: 25 }, (_, i) =>
+      JSON.stringify({ id: `d${i}`, body: `Guide ${i} explains ${topics[i % 5]} step by step.` })
+    ).join("\n") + "\n"
   )
   const job = join(dir, "job.yaml")
   writeFileSync(
@@ -54,7 +56,10 @@ describe("svc-batch search", () => {
     const dir = tempDir()
     writeFileSync(join(dir, "docs.jsonl"), "")
     const job = join(dir, "job.yaml")
-    writeFileSync(job, "name: kb\ninput: { path: docs.jsonl }\noutput: { path: out/kb.jsonl }\nstages:\n  - embed: { field: body }\nstore: { path: out/kb.sqlite }\n")
+    writeFileSync(
+      job,
+      "name: kb\ninput: { path: docs.jsonl }\noutput: { path: out/kb.jsonl }\nstages:\n  - embed: { field: body }\nstore: { path: out/kb.sqlite }\n"
+    )
     const search = spawnCli(["search", job, "anything"], env)
     expect(await search.exited).toBe(2)
     expect(search.err()).toContain("no vector store yet: run the job first")

@@ -12,7 +12,10 @@ import { spawnCli } from "./spawn-cli.ts"
 
 const writeJob = (dir: string, input: string, extra = "") => {
   const path = join(dir, "job.yaml")
-  writeFileSync(path, `name: origin\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\n${extra}`)
+  writeFileSync(
+    path,
+    `name: origin\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: out/result.jsonl\nfields:\n  text: text\nreport: { enabled: false }\n${extra}`
+  )
   return path
 }
 // The tests' own environment must not leak a URL or a key into these runs.
@@ -29,7 +32,11 @@ describe("where answers come from", () => {
   for (const [name, env, message] of [
     ["an empty SVC_BASE_URL", { SVC_BASE_URL: "", SVC_API_KEY: KEY }, "SVC_BASE_URL is set but empty"],
     ["a key without a URL", { SVC_API_KEY: KEY }, "SVC_API_KEY is set but SVC_BASE_URL is not"],
-    ["a URL that is not one", { SVC_BASE_URL: "api.example.com", SVC_API_KEY: KEY }, "SVC_BASE_URL is not an http(s) URL"]
+    [
+      "a URL that is not one",
+      { SVC_BASE_URL: "api.example.com", SVC_API_KEY: KEY },
+      "SVC_BASE_URL is not an http(s) URL"
+    ]
   ] as const) {
     it(`refuses ${name} with exit 2 before any request`, async () => {
       const dir = tempDir()

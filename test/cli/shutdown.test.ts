@@ -20,7 +20,10 @@ describe("shutdown signals", () => {
     // The parent stands for npm: it starts the tool with npm's environment and stays.
     const parent = spawn(
       process.execPath,
-      ["-e", `require("node:child_process").spawn(process.execPath, ["--import", "tsx", ${JSON.stringify(child)}], { stdio: "inherit", env: { ...process.env, npm_lifecycle_event: "svc-batch" } }); setInterval(() => {}, 1000)`],
+      [
+        "-e",
+        `require("node:child_process").spawn(process.execPath, ["--import", "tsx", ${JSON.stringify(child)}], { stdio: "inherit", env: { ...process.env, npm_lifecycle_event: "svc-batch" } }); setInterval(() => {}, 1000)`
+      ],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"] }
     )
     let out = ""

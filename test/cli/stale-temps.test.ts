@@ -16,7 +16,10 @@ describe("stale temporary outputs", () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 20)
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: temps\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`)
+    writeFileSync(
+      job,
+      `name: temps\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nreport: { enabled: false }\n`
+    )
     const dead = spawnSync(process.execPath, ["-e", ""]).pid! // exited: its pid names no process now
     mkdirSync(join(dir, "out"))
     const stale = [join(dir, "out", `r.jsonl.tmp-${dead}`), join(dir, "out", `r.rejects.jsonl.tmp-${dead}`)]

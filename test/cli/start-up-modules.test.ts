@@ -11,10 +11,15 @@ const root = new URL("../..", import.meta.url).pathname
 // The externals and aliases of `npm run build`, read from the script so this test builds what it builds.
 const buildScript: string = JSON.parse(readFileSync(`${root}package.json`, "utf8")).scripts.build
 const externals = [...buildScript.matchAll(/--external:(\S+)/g)].map((m) => m[1] as string)
-const alias = Object.fromEntries([...buildScript.matchAll(/--alias:([^=\s]+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string]))
+const alias = Object.fromEntries(
+  [...buildScript.matchAll(/--alias:([^=\s]+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string])
+)
 
 /** The bundle's inputs reached from `entry` by static imports, and the external packages they import statically. */
-const staticGraph = (meta: Metafile, entry: string): { readonly inputs: Set<string>; readonly externals: Set<string> } => {
+const staticGraph = (
+  meta: Metafile,
+  entry: string
+): { readonly inputs: Set<string>; readonly externals: Set<string> } => {
   const seen = new Set([entry])
   const externals = new Set<string>()
   const queue = [entry]
@@ -53,7 +58,18 @@ describe("start-up modules", () => {
     const inputs = [...graph.inputs]
     const loaded = (prefix: string) => inputs.filter((p) => p.startsWith(prefix))
     // @effect/cli's TOML and INI parsers (config-file options svc-batch does not offer) are stubbed out.
-    for (const lazy of ["node_modules/toml/", "node_modules/ini/", "node_modules/hyparquet", "node_modules/undici/", "node_modules/ajv", "node_modules/stopword", "src/emulator/server.ts", "src/service/http-undici.ts", "src/io/parquet-source.ts", "src/io/sinks/parquet.ts"]) {
+    for (const lazy of [
+      "node_modules/toml/",
+      "node_modules/ini/",
+      "node_modules/hyparquet",
+      "node_modules/undici/",
+      "node_modules/ajv",
+      "node_modules/stopword",
+      "src/emulator/server.ts",
+      "src/service/http-undici.ts",
+      "src/io/parquet-source.ts",
+      "src/io/sinks/parquet.ts"
+    ]) {
       expect(loaded(lazy), lazy).toEqual([])
     }
     // The vector store's extension is required when a store is opened (~20 ms a command otherwise).

@@ -11,18 +11,29 @@ import { moderationJob } from "./moderation-job.ts"
 
 const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
-
 describe("svc-batch status", () => {
   it("reports a run in progress in another process (running, rate, ETA), then its end; runs lists it", async () => {
     // 20 records/s: the run takes ~15 s, long enough to look at while it goes.
-    const { job, ledger } = moderationJob("watched", 300, `limits: { rpm: { svc3-guard: 1200 } }\nreport: { enabled: false }\n`, "out/result.jsonl")
+    const { job, ledger } = moderationJob(
+      "watched",
+      300,
+      `limits: { rpm: { svc3-guard: 1200 } }\nreport: { enabled: false }\n`,
+      "out/result.jsonl"
+    )
     const run = spawnCli(["run", job], env)
     await untilDone(ledger, 40, 100)
     await new Promise((r) => setTimeout(r, 2500)) // a heartbeat has saved the statistics
 
     const status = spawnCli(["status", job, "--json"], env)
     expect(await status.exited).toBe(0)
-    const view = JSON.parse(status.out()) as { state: string; done: number; pending: number; rate: number; etaSeconds: number; service: string }
+    const view = JSON.parse(status.out()) as {
+      state: string
+      done: number
+      pending: number
+      rate: number
+      etaSeconds: number
+      service: string
+    }
     expect(view.state).toBe("running")
     expect(view.done).toBeGreaterThan(0)
     expect(view.pending).toBeGreaterThan(0)
@@ -34,7 +45,9 @@ describe("svc-batch status", () => {
     expect(await run.exited).toBe(130)
     const after = spawnCli(["status", job], env)
     expect(await after.exited).toBe(0)
-    expect(after.out()).toMatch(/^run 1 of watched: interrupted\n  records  \d+\/300 \(\d+ done, 0 failed, \d+ pending\)/)
+    expect(after.out()).toMatch(
+      /^run 1 of watched: interrupted\n  records  \d+\/300 \(\d+ done, 0 failed, \d+ pending\)/
+    )
     expect(after.out()).toContain("EMULATOR")
 
     const runs = spawnCli(["runs", job], env)
@@ -46,7 +59,12 @@ describe("svc-batch status", () => {
 
   it("a run killed with SIGKILL is stale at once (its process is gone) in status and runs, and --watch ends with a final line", async () => {
     // 1 record/s: the run would take 5 minutes; it saves its statistics every 2 s until killed.
-    const { job, ledger } = moderationJob("killed", 300, `limits: { rpm: { svc3-guard: 60 } }\nreport: { enabled: false }\n`, "out/result.jsonl")
+    const { job, ledger } = moderationJob(
+      "killed",
+      300,
+      `limits: { rpm: { svc3-guard: 60 } }\nreport: { enabled: false }\n`,
+      "out/result.jsonl"
+    )
     const run = spawnCli(["run", job], env)
     await untilDone(ledger, 1, 100)
     const watch = spawnCli(["status", job, "--watch", "--interval", "1"], env)
@@ -65,9 +83,15 @@ describe("svc-batch status", () => {
     const text = spawnCli(["status", job], env)
     const runs = spawnCli(["runs", job], env)
     expect(await status.exited).toBe(0)
-    expect(JSON.parse(status.out())).toMatchObject({ state: "stale", staleCause: `its process ${run.child.pid} is gone`, etaSeconds: null })
+    expect(JSON.parse(status.out())).toMatchObject({
+      state: "stale",
+      staleCause: `its process ${run.child.pid} is gone`,
+      etaSeconds: null
+    })
     expect(await text.exited).toBe(0)
-    expect(text.out()).toContain(`run 1 of killed: stale (interrupted: its process ${run.child.pid} is gone; to resume, run the same command again, e.g. svc-batch run ${job})`)
+    expect(text.out()).toContain(
+      `run 1 of killed: stale (interrupted: its process ${run.child.pid} is gone; to resume, run the same command again, e.g. svc-batch run ${job})`
+    )
     expect(await runs.exited).toBe(0)
     expect(runs.out().trim().split("\n")[1]).toMatch(/^1\s+stale\s+/)
   }, 60_000)
@@ -75,7 +99,10 @@ describe("svc-batch status", () => {
   it("says the job has not run yet (exit 2)", async () => {
     const dir = tempDir()
     const job = join(dir, "job.yaml")
-    writeFileSync(job, "name: never\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl }\noutput: { path: out/r.jsonl }\n")
+    writeFileSync(
+      job,
+      "name: never\npipeline: moderation\nfields: { text: text }\ninput: { path: in.jsonl }\noutput: { path: out/r.jsonl }\n"
+    )
     const status = spawnCli(["status", job], env)
     expect(await status.exited).toBe(2)
     expect(status.err()).toContain("the job has not run yet")
@@ -99,15 +126,25 @@ describe("run view", () => {
     expect(v).toMatchObject({ state: "running", pending: 58, rate: 3.2, etaSeconds: 19 })
   })
   it("a running run that stopped saving them is stale (its process is gone)", () => {
-    expect(viewOf(run(60_000), 2_000_000)).toMatchObject({ state: "stale", staleCause: "no update for 1m00s", etaSeconds: null })
+    expect(viewOf(run(60_000), 2_000_000)).toMatchObject({
+      state: "stale",
+      staleCause: "no update for 1m00s",
+      etaSeconds: null
+    })
   })
   it("a running run whose process the lock says is gone is stale at once, however fresh its statistics", () => {
-    expect(viewOf(run(1000), 2_000_000, "its process 42 is gone")).toMatchObject({ state: "stale", staleCause: "its process 42 is gone", etaSeconds: null })
+    expect(viewOf(run(1000), 2_000_000, "its process 42 is gone")).toMatchObject({
+      state: "stale",
+      staleCause: "its process 42 is gone",
+      etaSeconds: null
+    })
     expect(statusLines(viewOf(run(1000), 2_000_000, "its process 42 is gone"), "j.yaml")[0]).toBe(
       "run 3 of j: stale (interrupted: its process 42 is gone; to resume, run the same command again, e.g. svc-batch run j.yaml)"
     )
   })
   it("an ended run stays what the ledger says, whatever the lock", () => {
-    expect(viewOf({ ...run(1000), status: "interrupted" }, 2_000_000, "no process holds the job's lock")).toMatchObject({ state: "interrupted", staleCause: null })
+    expect(viewOf({ ...run(1000), status: "interrupted" }, 2_000_000, "no process holds the job's lock")).toMatchObject(
+      { state: "interrupted", staleCause: null }
+    )
   })
 })

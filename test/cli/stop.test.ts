@@ -14,7 +14,11 @@ describe("stop", () => {
   afterAll(() => emu.close())
 
   it("SIGINT at 1,200 requests/min with 64 records waiting: at most the requests in flight are answered after it", async () => {
-    const { job } = moderationJob("stopping", 400, `limits: { rpm: { svc3-guard: 1200 }, concurrency: 4, records: 64 }\n`)
+    const { job } = moderationJob(
+      "stopping",
+      400,
+      `limits: { rpm: { svc3-guard: 1200 }, concurrency: 4, records: 64 }\n`
+    )
     const run = spawnCli(["run", job, "--grace-ms", "60000"], { SVC_BASE_URL: emu.url, SVC_API_KEY: KEY })
     while (log.entries.length < 20) await new Promise((r) => setTimeout(r, 20))
     const atSignal = log.entries.length

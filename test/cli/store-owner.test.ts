@@ -21,7 +21,9 @@ const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 const twoJobs = () => {
   const dir = tempDir()
   const job = (name: string, records: number, extra = "") => {
-    const lines = Array.from({ length: records }, (_, i) => JSON.stringify({ id: `${name}${i}`, body: `Note ${i} of job ${name} about bread.` }))
+    const lines = Array.from({ length: records }, (_, i) =>
+      JSON.stringify({ id: `${name}${i}`, body: `Note ${i} of job ${name} about bread.` })
+    )
     writeFileSync(join(dir, `${name}.jsonl`), `${lines.join("\n")}\n`)
     const file = join(dir, `${name}.yaml`)
     writeFileSync(
@@ -47,7 +49,12 @@ describe("a vector store table belongs to one job", () => {
     expect(await first.exited).toBe(0)
     expect(storeSize(store)).toBe(30)
 
-    for (const args of [["run", b], ["plan", b], ["run", b, "--dry-run"], ["check", b]]) {
+    for (const args of [
+      ["run", b],
+      ["plan", b],
+      ["run", b, "--dry-run"],
+      ["check", b]
+    ]) {
       const p = spawnCli(args, env)
       expect(await p.exited, args.join(" ")).toBe(2)
       expect(p.err(), args.join(" ")).toContain(
@@ -69,7 +76,9 @@ describe("a vector store table belongs to one job", () => {
 
     const adopter = spawnCli(["run", b], env)
     expect(await adopter.exited).toBe(0)
-    expect(adopter.err()).toContain(`vector store ${store.path}: table docs had no owner recorded (written before owners were); job b adopts it`)
+    expect(adopter.err()).toContain(
+      `vector store ${store.path}: table docs had no owner recorded (written before owners were); job b adopts it`
+    )
     expect(storeSize(store)).toBe(10) // b's cleanup: full, its own choice now that the table is b's
 
     const former = spawnCli(["run", a], env)

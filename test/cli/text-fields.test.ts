@@ -25,7 +25,10 @@ describe("text fields", () => {
       { id: "b", text: true }
     ])
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: fields\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\n`)
+    writeFileSync(
+      job,
+      `name: fields\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\n`
+    )
     const p = spawnCli(["run", job], env)
     expect(await p.exited).toBe(1)
     expect(p.out()).toContain("finished: 6 done, 2 failed")
@@ -41,18 +44,27 @@ describe("text fields", () => {
     expect(p.out()).toContain("report  0 harmful, 3 safe, 0 unparsed, 3 empty") // apart from safe
   }, 60_000)
 
-  it("translation: an object in a translated field fails the record instead of translating \"[object Object]\"", async () => {
+  it('translation: an object in a translated field fails the record instead of translating "[object Object]"', async () => {
     const dir = tempDir()
     const input = writeRecords(dir, [
       { id: "1", body: "The garden is lovely in spring." },
       { id: "2", body: { en: "The garden" } }
     ])
     const job = join(dir, "job.yaml")
-    writeFileSync(job, `name: tr\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nstages:\n  - translate: { fields: [body], to: ja }\n`)
+    writeFileSync(
+      job,
+      `name: tr\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nstages:\n  - translate: { fields: [body], to: ja }\n`
+    )
     const p = spawnCli(["run", job], env)
     expect(await p.exited).toBe(1)
     expect(p.out()).toContain("finished: 1 done, 1 failed")
     const rejects = readJsonl(join(dir, "out", "r.rejects.jsonl"))
-    expect(rejects).toEqual([expect.objectContaining({ key: "2", stage: "translate", reason: expect.stringContaining('field "body" holds a JSON object, not text') })])
+    expect(rejects).toEqual([
+      expect.objectContaining({
+        key: "2",
+        stage: "translate",
+        reason: expect.stringContaining('field "body" holds a JSON object, not text')
+      })
+    ])
   }, 60_000)
 })

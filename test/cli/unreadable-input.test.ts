@@ -13,7 +13,10 @@ const parquet = new URL("../../data/sample-translation.parquet", import.meta.url
 
 const jobFor = (dir: string, input: string) => {
   const job = join(dir, `job-${input.replace(/\W/g, "_")}.yaml`)
-  writeFileSync(job, `name: unreadable\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input} }\noutput: { path: out/r.jsonl }\n`)
+  writeFileSync(
+    job,
+    `name: unreadable\npipeline: moderation\nfields: { text: text }\ninput: { path: ${input} }\noutput: { path: out/r.jsonl }\n`
+  )
   return job
 }
 
@@ -34,7 +37,10 @@ describe("unreadable input", () => {
       it(`${command} ${name}: exit 2, one line naming the file and the reason`, async () => {
         const p = spawnCli([command, jobFor(dir, name)], env)
         expect(await p.exited).toBe(2)
-        const lines = p.err().split("\n").filter((l) => l !== "" && !l.startsWith("["))
+        const lines = p
+          .err()
+          .split("\n")
+          .filter((l) => l !== "" && !l.startsWith("["))
         expect(lines).toEqual([`svc-batch: ${join(dir, name)}: ${reason}`])
       }, 30_000)
     }

@@ -14,7 +14,9 @@ const env = { SVC_BASE_URL: undefined, SVC_API_KEY: undefined }
 
 const jobWith = (when: string, records = 20) => {
   const dir = tempDir()
-  const lines = Array.from({ length: records }, (_, i) => JSON.stringify({ id: `r${i}`, text: `A calm note ${i}`, lang: i % 2 === 0 ? "en" : "ja" }))
+  const lines = Array.from({ length: records }, (_, i) =>
+    JSON.stringify({ id: `r${i}`, text: `A calm note ${i}`, lang: i % 2 === 0 ? "en" : "ja" })
+  )
   writeFileSync(join(dir, "in.jsonl"), `${lines.join("\n")}\n`)
   const job = join(dir, "job.yaml")
   writeFileSync(
@@ -30,7 +32,12 @@ describe("when columns on a JSONL input", () => {
     const message =
       `svc-batch: ${join(dir, "in.jsonl")}: no column "moderation_verdit" (tested by stage 2's when); the keys of the input's first 20 records are: id, text, lang; ` +
       "earlier stages add: moderation_verdict, moderation_categories, moderation_raw"
-    for (const args of [["run", job], ["plan", job], ["run", job, "--dry-run"], ["check", job]]) {
+    for (const args of [
+      ["run", job],
+      ["plan", job],
+      ["run", job, "--dry-run"],
+      ["check", job]
+    ]) {
       const p = spawnCli(args, env)
       expect(await p.exited, args.join(" ")).toBe(2)
       expect(p.err(), args.join(" ")).toContain(message)

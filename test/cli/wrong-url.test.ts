@@ -34,7 +34,10 @@ const startServer = async (status: number, contentType: string, body: string) =>
 
 const writeJob = (dir: string, records: number) => {
   const job = join(dir, "job.yaml")
-  writeFileSync(job, `name: wrong-url\npipeline: moderation\nfields: { text: text }\ninput: { path: ${writeCorpus(dir, records)}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { concurrency: 4, records: 16 }\nreport: { enabled: false }\n`)
+  writeFileSync(
+    job,
+    `name: wrong-url\npipeline: moderation\nfields: { text: text }\ninput: { path: ${writeCorpus(dir, records)}, id: id }\noutput: { path: out/r.jsonl }\nlimits: { concurrency: 4, records: 16 }\nreport: { enabled: false }\n`
+  )
   return job
 }
 
@@ -55,7 +58,9 @@ describe("a SVC_BASE_URL that is not the service's API", () => {
       const job = writeJob(dir, 200)
       const wrong = spawnCli(["run", job], { SVC_BASE_URL: html.url, SVC_API_KEY: KEY })
       expect(await wrong.exited).toBe(3)
-      expect(wrong.err()).toContain(`aborted: 10 answers in a row were 2xx but not the service's JSON (200 text/html: '<!doctype html> <html><head><title>Welco…' is not JSON) — SVC_BASE_URL ${html.url} does not look like the text service's API`)
+      expect(wrong.err()).toContain(
+        `aborted: 10 answers in a row were 2xx but not the service's JSON (200 text/html: '<!doctype html> <html><head><title>Welco…' is not JSON) — SVC_BASE_URL ${html.url} does not look like the text service's API`
+      )
       // The streak, plus the requests already in flight (concurrency 4).
       expect(html.requests()).toBeGreaterThanOrEqual(10)
       expect(html.requests()).toBeLessThanOrEqual(10 + 4)
@@ -63,7 +68,11 @@ describe("a SVC_BASE_URL that is not the service's API", () => {
       // The same command, the URL fixed (here: unset, the embedded emulator).
       const fixed = spawnCli(["run", job], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
       expect(await fixed.exited).toBe(0)
-      expect(fixed.err()).toMatch(new RegExp(`run 1 had no record done against ${html.url}: resumed against emulator, now its origin; its failed records are asked again`))
+      expect(fixed.err()).toMatch(
+        new RegExp(
+          `run 1 had no record done against ${html.url}: resumed against emulator, now its origin; its failed records are asked again`
+        )
+      )
       expect(fixed.out()).toContain("run 1 (resumed) finished: 200 done, 0 failed")
       expect(readJsonl(join(dir, "out", "r.jsonl"))).toHaveLength(200)
     } finally {
@@ -97,7 +106,9 @@ describe("a SVC_BASE_URL that is not the service's API", () => {
     const refused = spawnCli(["run", job], { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
     expect(await refused.exited).toBe(2)
     const command = `svc-batch run ${job} --new-run`
-    expect(refused.err()).toContain(`run 1 was started against ${emu.url} and has 5 record(s) done with its answers; this invocation would use the EMULATOR. Resume it against the same service, or start a new run: ${command}`)
+    expect(refused.err()).toContain(
+      `run 1 was started against ${emu.url} and has 5 record(s) done with its answers; this invocation would use the EMULATOR. Resume it against the same service, or start a new run: ${command}`
+    )
     const fresh = spawnCli(command.split(" ").slice(1), { SVC_BASE_URL: undefined, SVC_API_KEY: undefined })
     expect(await fresh.exited).toBe(0)
     expect(fresh.out()).toContain("run 2 finished: 40 done, 0 failed")
@@ -122,7 +133,11 @@ describe("an aborted run resumed with the cause fixed", () => {
           res.writeHead(404, { "content-type": "application/json" })
           return res.end(JSON.stringify({ message: "Not Found" }))
         }
-        const answer = await fetch(`${emu.url}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}) })
+        const answer = await fetch(`${emu.url}${req.url}`, {
+          method: req.method,
+          headers: req.headers as Record<string, string>,
+          ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {})
+        })
         res.writeHead(answer.status, Object.fromEntries(answer.headers))
         res.end(Buffer.from(await answer.arrayBuffer()))
       })

@@ -10,7 +10,11 @@ const weatherTool = {
   function: {
     name: "get_weather",
     description: "Current weather of a city",
-    parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer", minimum: 1, maximum: 7 } }, required: ["city"] }
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer", minimum: 1, maximum: 7 } },
+      required: ["city"]
+    }
   }
 }
 const stockTool = {
@@ -44,7 +48,12 @@ describe("chat completions", () => {
   })
 
   it("rejects unlisted or unsupported parameters with 'Invalid JSON or disallowed fields'", async () => {
-    for (const extra of [{ logprobs: true }, { stream_options: { include_usage: true } }, { max_tokens: 10 }, { user: "x" }]) {
+    for (const extra of [
+      { logprobs: true },
+      { stream_options: { include_usage: true } },
+      { max_tokens: 10 },
+      { user: "x" }
+    ]) {
       const r = await chat(chatBody("hi", extra))
       expect(r.status, JSON.stringify(extra)).toBe(400)
       expect(r.json.message).toBe("Invalid JSON or disallowed fields")
@@ -150,7 +159,9 @@ describe("chat completions", () => {
   it("draws the same text whatever max_completion_tokens and n: they only cut or add candidates", async () => {
     for (const seed of [1, 2, 3]) {
       const full = (await chat(chatBody("length check", { seed }))).json.choices[0].message.content as string
-      expect((await chat(chatBody("length check", { seed, max_completion_tokens: 7999 }))).json.choices[0].message.content).toBe(full)
+      expect(
+        (await chat(chatBody("length check", { seed, max_completion_tokens: 7999 }))).json.choices[0].message.content
+      ).toBe(full)
       const short = (await chat(chatBody("length check", { seed, max_completion_tokens: 12 }))).json.choices[0]
       expect(short.finish_reason).toBe("length")
       expect(full.startsWith(short.message.content), `seed ${seed}`).toBe(true)
@@ -197,7 +208,9 @@ describe("chat completions", () => {
     })
 
     it("picks the tool the message names", async () => {
-      const r = await chat(chatBody("what is the stock price of ACME", { tools: [weatherTool, stockTool], tool_choice: "required" }))
+      const r = await chat(
+        chatBody("what is the stock price of ACME", { tools: [weatherTool, stockTool], tool_choice: "required" })
+      )
       expect(r.json.choices[0].message.tool_calls[0].function.name).toBe("get_stock_price")
     })
 
@@ -232,7 +245,10 @@ describe("chat completions", () => {
       expect(final.json.choices[0].finish_reason).toBe("stop")
       expect(final.json.choices[0].message.content).toContain("temp_c")
       // tool_call_id may be omitted (§2.1)
-      const omitted = await chat({ model: "svc3-mini", messages: [messages[0], assistant, { role: "tool", content: "21C" }] })
+      const omitted = await chat({
+        model: "svc3-mini",
+        messages: [messages[0], assistant, { role: "tool", content: "21C" }]
+      })
       expect(omitted.status).toBe(200)
       // With tools again, the model may call again.
       const again = await chat({ model: "svc3-mini", messages, tools: [weatherTool] })
@@ -262,7 +278,12 @@ describe("chat completions", () => {
         required: ["title", "score", "tags", "kind", "ok"]
       }
       for (const seed of [1, 2, 3]) {
-        const r = await chat(chatBody("rate it", { seed, response_format: { type: "json_schema", json_schema: { name: "review", schema, strict: true } } }))
+        const r = await chat(
+          chatBody("rate it", {
+            seed,
+            response_format: { type: "json_schema", json_schema: { name: "review", schema, strict: true } }
+          })
+        )
         const v = JSON.parse(r.json.choices[0].message.content)
         expect(v.kind).toBe("review")
         expect(v.title.length).toBeGreaterThanOrEqual(3)
@@ -318,7 +339,9 @@ describe("chat completions", () => {
 
     it("interleaves candidates for n > 1, told apart by index", async () => {
       const r = await chat(chatBody("two candidates", { n: 2, stream: true }))
-      const chunks = sseData(r.text).slice(0, -1).map((d) => JSON.parse(d))
+      const chunks = sseData(r.text)
+        .slice(0, -1)
+        .map((d) => JSON.parse(d))
       const order = chunks.filter((c) => c.choices.length > 0).map((c) => c.choices[0].index)
       expect(order.slice(0, 4)).toEqual([0, 1, 0, 1])
       const plain = (await chat(chatBody("two candidates", { n: 2 }))).json
@@ -333,7 +356,9 @@ describe("chat completions", () => {
 
     it("streams tool calls: id, type, name and the start of arguments, then argument fragments", async () => {
       const r = await chat(chatBody("weather in Osaka", { tools: [weatherTool], stream: true }))
-      const chunks = sseData(r.text).slice(0, -1).map((d) => JSON.parse(d))
+      const chunks = sseData(r.text)
+        .slice(0, -1)
+        .map((d) => JSON.parse(d))
       const deltas = chunks.filter((c) => c.choices[0]?.delta?.tool_calls).map((c) => c.choices[0].delta.tool_calls[0])
       expect(deltas[0]).toMatchObject({ index: 0, type: "function", function: { name: "get_weather" } })
       expect(deltas[0].id).toMatch(/^chatcmpl-tool-/)
@@ -349,16 +374,25 @@ describe("chat completions", () => {
 describe("chat json_schema with the nonconforming-rate knob", () => {
   const schema = {
     type: "object",
-    properties: { label: { enum: ["spam", "ham"] }, score: { type: "number", minimum: 0, maximum: 1 }, code: { type: "string", pattern: "^[A-Z]{2}\\d{3}$" } },
+    properties: {
+      label: { enum: ["spam", "ham"] },
+      score: { type: "number", minimum: 0, maximum: 1 },
+      code: { type: "string", pattern: "^[A-Z]{2}\\d{3}$" }
+    },
     required: ["label", "score", "code"],
     additionalProperties: false
   }
   const ask = (emu: RunningEmulator, seed: number) =>
-    post(emu, CHAT, chatBody("classify this", { seed, response_format: { type: "json_schema", json_schema: { name: "c", schema } } }))
+    post(
+      emu,
+      CHAT,
+      chatBody("classify this", { seed, response_format: { type: "json_schema", json_schema: { name: "c", schema } } })
+    )
   const conforming = async (emu: RunningEmulator, seeds: number) => {
     const validate = validatorFor(schema)!
     let ok = 0
-    for (let seed = 1; seed <= seeds; seed++) if (validate(JSON.parse((await ask(emu, seed)).json.choices[0].message.content))) ok++
+    for (let seed = 1; seed <= seeds; seed++)
+      if (validate(JSON.parse((await ask(emu, seed)).json.choices[0].message.content))) ok++
     return ok
   }
 
@@ -377,7 +411,10 @@ describe("chat json_schema with the nonconforming-rate knob", () => {
       const ok = await conforming(emu, 200)
       expect(1 - ok / 200).toBeGreaterThan(0.2)
       expect(1 - ok / 200).toBeLessThan(0.4)
-      for (const seed of [1, 2, 3, 4, 5, 6]) expect((await ask(emu, seed)).json.choices[0].message.content).toBe((await ask(emu, seed)).json.choices[0].message.content)
+      for (const seed of [1, 2, 3, 4, 5, 6])
+        expect((await ask(emu, seed)).json.choices[0].message.content).toBe(
+          (await ask(emu, seed)).json.choices[0].message.content
+        )
     } finally {
       await emu.close()
     }

@@ -12,7 +12,12 @@ afterAll(() => emu.close())
 
 describe("rerank", () => {
   const rerank = (body: Record<string, unknown>) => post(emu, "/v1/rerank", { model: "svc3-rerank", ...body })
-  const docs = ["Dogs bark at night.", "The best cat food brands of 2026", "Cat toys and cat food reviews", "Stock markets fell"]
+  const docs = [
+    "Dogs bark at night.",
+    "The best cat food brands of 2026",
+    "Cat toys and cat food reviews",
+    "Stock markets fell"
+  ]
 
   it("returns every document, descending, scores in [0,1] and high overall, lexically relevant first", async () => {
     const r = await rerank({ query: "cat food", documents: docs })
@@ -61,7 +66,9 @@ describe("rerank", () => {
 
   it("needs query_instruction with CUSTOMIZE, which has no effect otherwise", async () => {
     expect((await rerank({ query: "q", documents: ["d"], task_type: "CUSTOMIZE" })).status).toBe(400)
-    expect((await rerank({ query: "q", documents: ["d"], task_type: "CUSTOMIZE", query_instruction: "FAQ" })).status).toBe(200)
+    expect(
+      (await rerank({ query: "q", documents: ["d"], task_type: "CUSTOMIZE", query_instruction: "FAQ" })).status
+    ).toBe(200)
     const a = await rerank({ query: "cat", documents: docs, query_instruction: "ignored" })
     const b = await rerank({ query: "cat", documents: docs })
     expect(a.json.data).toEqual(b.json.data)
@@ -103,7 +110,9 @@ describe("embeddings", () => {
   it("is deterministic and puts similar texts closer by cosine (English and Japanese)", async () => {
     expect(await vector("cats like fish")).toEqual(await vector("cats like fish"))
     const cat = await vector("My cat likes to eat fish")
-    expect(cosine(cat, await vector("The cat eats fish every day"))).toBeGreaterThan(cosine(cat, await vector("Quarterly revenue grew in Europe")))
+    expect(cosine(cat, await vector("The cat eats fish every day"))).toBeGreaterThan(
+      cosine(cat, await vector("Quarterly revenue grew in Europe"))
+    )
     const ja = await vector("猫は魚を食べるのが好きです")
     expect(cosine(ja, await vector("猫が魚を食べた"))).toBeGreaterThan(cosine(ja, await vector("株価が大きく下落した")))
   })
@@ -114,7 +123,15 @@ describe("embeddings", () => {
       expect(r.status).toBe(400)
       expect(r.json.message).toBe("task_type is invalid")
     }
-    for (const task_type of ["RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "RETRIEVAL_QUERY", "QUESTION_ANSWERING", "FACT_VERIFICATION", "CLASSIFICATION", "CLUSTERING"]) {
+    for (const task_type of [
+      "RETRIEVAL_DOCUMENT",
+      "SEMANTIC_SIMILARITY",
+      "RETRIEVAL_QUERY",
+      "QUESTION_ANSWERING",
+      "FACT_VERIFICATION",
+      "CLASSIFICATION",
+      "CLUSTERING"
+    ]) {
       expect((await embed({ input: "x", task_type })).status).toBe(200)
     }
   })
@@ -157,7 +174,8 @@ describe("translate", () => {
     expect(b.split("。").length - 1).toBe(3)
     const body = (s: string) => s.slice(JA_MARK.length)
     expect(body(b).length).toBeGreaterThan(2.5 * body(a).length)
-    const ja = (await translate({ text: "猫が好きです。犬も好きです。", source_lang: "ja", target_lang: "en" })).json.translated_text as string
+    const ja = (await translate({ text: "猫が好きです。犬も好きです。", source_lang: "ja", target_lang: "en" })).json
+      .translated_text as string
     expect(ja.slice(EN_MARK.length).split(". ").length).toBe(2)
   })
 
@@ -184,7 +202,13 @@ describe("translate", () => {
   })
 
   it("ignores model and undefined parameters", async () => {
-    const r = await translate({ text: "Good morning.", source_lang: "en", target_lang: "ja", model: "whatever", formality: "high" })
+    const r = await translate({
+      text: "Good morning.",
+      source_lang: "en",
+      target_lang: "ja",
+      model: "whatever",
+      formality: "high"
+    })
     expect(r.status).toBe(200)
   })
 })

@@ -22,8 +22,12 @@ describe("emulator knobs", () => {
 
   it("checks a job's emulator section against the same Schema", () => {
     expect(Either.isRight(decodeKnobs({ latencyMs: 20, rpm: { "svc3-guard": 600 } }, (k) => k))).toBe(true)
-    expect(Either.getLeft(decodeKnobs({ slowRate: -1 }, (k) => `emulator.${k}`))).toEqual(Option.some(expect.stringMatching(/^emulator\.slowRate: /)))
-    expect(Either.getLeft(decodeKnobs({ latency: 5 }, (k) => k))).toEqual(Option.some(expect.stringContaining("latency")))
+    expect(Either.getLeft(decodeKnobs({ slowRate: -1 }, (k) => `emulator.${k}`))).toEqual(
+      Option.some(expect.stringMatching(/^emulator\.slowRate: /))
+    )
+    expect(Either.getLeft(decodeKnobs({ latency: 5 }, (k) => k))).toEqual(
+      Option.some(expect.stringContaining("latency"))
+    )
   })
 
   it("applies each knob's default where it has one", () => {

@@ -40,11 +40,19 @@ describe("openai npm client against the emulator", () => {
         finish = choice.finish_reason ?? finish
       }
     }
-    const plain = await client.chat.completions.create({ model: "svc3-mini", messages: [{ role: "user", content: "Stream a greeting" }], seed: 2 })
+    const plain = await client.chat.completions.create({
+      model: "svc3-mini",
+      messages: [{ role: "user", content: "Stream a greeting" }],
+      seed: 2
+    })
     expect(text).toBe(plain.choices[0]!.message.content)
     expect(finish).toBe("stop")
 
-    const runner = client.chat.completions.stream({ model: "svc3-mini", messages: [{ role: "user", content: "Stream a greeting" }], seed: 2 })
+    const runner = client.chat.completions.stream({
+      model: "svc3-mini",
+      messages: [{ role: "user", content: "Stream a greeting" }],
+      seed: 2
+    })
     const final = await runner.finalChatCompletion()
     expect(final.choices[0]!.message.content).toBe(plain.choices[0]!.message.content)
   })
@@ -60,7 +68,9 @@ describe("openai npm client against the emulator", () => {
         }
       }
     ]
-    const messages: Array<OpenAI.Chat.Completions.ChatCompletionMessageParam> = [{ role: "user", content: "weather in Nagoya" }]
+    const messages: Array<OpenAI.Chat.Completions.ChatCompletionMessageParam> = [
+      { role: "user", content: "weather in Nagoya" }
+    ]
     const first = await client.chat.completions.create({ model: "svc3-mini", messages, tools })
     const call = first.choices[0]!.message.tool_calls![0]!
     expect(first.choices[0]!.finish_reason).toBe("tool_calls")

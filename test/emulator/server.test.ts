@@ -26,7 +26,12 @@ describe("emulator HTTP surface", () => {
 
   it("answers 401 with a {message} for a missing, malformed or wrong key", async () => {
     for (const auth of [null, KEY, "Bearer wrong", "Basic abc", "Bearer "]) {
-      const r = await post(emu, "/v1/embeddings", { model: "svc3-embedding", input: "x", task_type: "CLUSTERING" }, auth)
+      const r = await post(
+        emu,
+        "/v1/embeddings",
+        { model: "svc3-embedding", input: "x", task_type: "CLUSTERING" },
+        auth
+      )
       expect(r.status, String(auth)).toBe(401)
       expect(r.json.message).toMatch(/Unauthorized/)
     }
@@ -35,8 +40,13 @@ describe("emulator HTTP surface", () => {
   it("without a configured key accepts any non-empty bearer token, still 401 without one", async () => {
     const open = await startEmulator({})
     try {
-      expect((await post(open, "/v1/translate", { text: "hi", source_lang: "en", target_lang: "ja" }, "Bearer anything")).status).toBe(200)
-      expect((await post(open, "/v1/translate", { text: "hi", source_lang: "en", target_lang: "ja" }, null)).status).toBe(401)
+      expect(
+        (await post(open, "/v1/translate", { text: "hi", source_lang: "en", target_lang: "ja" }, "Bearer anything"))
+          .status
+      ).toBe(200)
+      expect(
+        (await post(open, "/v1/translate", { text: "hi", source_lang: "en", target_lang: "ja" }, null)).status
+      ).toBe(401)
     } finally {
       await open.close()
     }
@@ -97,12 +107,22 @@ describe("emulator faults", () => {
   it("injects 500, 503 and resets at the configured rates, reproducibly for a seed", async () => {
     const run = async () => {
       const log = requestLog()
-      const emu = await emulatorFor({ error500Rate: 0.2, error503Rate: 0.2, resetRate: 0.2, faultSeed: 42, onRequest: log.onRequest })
+      const emu = await emulatorFor({
+        error500Rate: 0.2,
+        error503Rate: 0.2,
+        resetRate: 0.2,
+        faultSeed: 42,
+        onRequest: log.onRequest
+      })
       const outcomes: Array<string> = []
       try {
         for (let i = 0; i < 60; i++) {
           try {
-            outcomes.push(String((await post(emu, "/v1/translate", { text: `t ${i}`, source_lang: "en", target_lang: "ja" })).status))
+            outcomes.push(
+              String(
+                (await post(emu, "/v1/translate", { text: `t ${i}`, source_lang: "en", target_lang: "ja" })).status
+              )
+            )
           } catch {
             outcomes.push("reset")
           }
@@ -163,7 +183,11 @@ describe("emulator faults", () => {
 })
 
 /** Raw-socket and client-library calls for refused bodies (401, 404, 413) that are still being sent. */
-const bigBody = JSON.stringify({ model: "svc3-embedding", input: "a".repeat(4 * 1024 * 1024 + 64), task_type: "CLUSTERING" })
+const bigBody = JSON.stringify({
+  model: "svc3-embedding",
+  input: "a".repeat(4 * 1024 * 1024 + 64),
+  task_type: "CLUSTERING"
+})
 
 /** The body in 256 KiB pieces, 5 ms apart: a client on a real network is still sending when refused. */
 async function* paced(body: string): AsyncGenerator<Buffer> {
@@ -179,7 +203,15 @@ const viaNodeHttp = (emu: RunningEmulator, path: string, auth: string, body: str
   new Promise<string>((resolve) => {
     const r = httpRequest(
       emu.url + path,
-      { method: "POST", headers: { authorization: auth, connection: "close", "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      {
+        method: "POST",
+        headers: {
+          authorization: auth,
+          connection: "close",
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body)
+        }
+      },
       (res) => {
         res.resume()
         res.on("end", () => resolve(String(res.statusCode)))
@@ -228,7 +260,15 @@ const viaFetch = async (emu: RunningEmulator, path: string, auth: string, body: 
  */
 const slowWriter = (
   emu: RunningEmulator,
-  o: { path: string; auth: string; size: number; chunk: number; everyMs: number; expectContinue?: boolean; waitMs?: number }
+  o: {
+    path: string
+    auth: string
+    size: number
+    chunk: number
+    everyMs: number
+    expectContinue?: boolean
+    waitMs?: number
+  }
 ) =>
   new Promise<{ statuses: Array<number>; error?: string; sent: number }>((resolve) => {
     const s = connect({ port: emu.port, host: "127.0.0.1", allowHalfOpen: true })
@@ -271,7 +311,8 @@ describe("emulator refusals reach clients still sending a body", () => {
   ]
 
   it("answers 413, 401 and 404 to node:http with connection: close, not a broken pipe", async () => {
-    for (const c of cases) for (let i = 0; i < 3; i++) expect(await viaNodeHttp(emu, c.path, c.auth, bigBody), c.want).toBe(c.want)
+    for (const c of cases)
+      for (let i = 0; i < 3; i++) expect(await viaNodeHttp(emu, c.path, c.auth, bigBody), c.want).toBe(c.want)
   })
 
   it("answers 413, 401 and 404 to undici and fetch", async () => {
@@ -289,26 +330,52 @@ describe("emulator refusals reach clients still sending a body", () => {
   })
 
   it("answers a slow writer's too-large body with 413 after reading it, without resetting the connection", async () => {
-    const r = await slowWriter(emu, { path: "/v1/chat/completions", auth: `Bearer ${KEY}`, size: 5 * 1024 * 1024, chunk: 256 * 1024, everyMs: 10 })
+    const r = await slowWriter(emu, {
+      path: "/v1/chat/completions",
+      auth: `Bearer ${KEY}`,
+      size: 5 * 1024 * 1024,
+      chunk: 256 * 1024,
+      everyMs: 10
+    })
     expect(r).toEqual({ statuses: [413], sent: 5 * 1024 * 1024 })
   })
 
   it("answers a slow writer's 401 and 404 without resetting the connection", async () => {
     for (const c of cases.slice(1)) {
-      const r = await slowWriter(emu, { path: c.path, auth: c.auth, size: 2 * 1024 * 1024, chunk: 256 * 1024, everyMs: 10 })
+      const r = await slowWriter(emu, {
+        path: c.path,
+        auth: c.auth,
+        size: 2 * 1024 * 1024,
+        chunk: 256 * 1024,
+        everyMs: 10
+      })
       expect(r.statuses, c.want).toEqual([Number(c.want)])
       expect(r.error).toBeUndefined()
     }
   })
 
   it("answers Expect: 100-continue with 413 (not 100) when the declared length is over the limit", async () => {
-    const r = await slowWriter(emu, { path: "/v1/embeddings", auth: `Bearer ${KEY}`, size: 5 * 1024 * 1024, chunk: 256 * 1024, everyMs: 10, expectContinue: true })
+    const r = await slowWriter(emu, {
+      path: "/v1/embeddings",
+      auth: `Bearer ${KEY}`,
+      size: 5 * 1024 * 1024,
+      chunk: 256 * 1024,
+      everyMs: 10,
+      expectContinue: true
+    })
     expect(r).toEqual({ statuses: [413], sent: 0 })
   })
 
   it("answers Expect: 100-continue with 401 for a wrong key and 404 for an unknown path", async () => {
     for (const c of cases.slice(1)) {
-      const r = await slowWriter(emu, { path: c.path, auth: c.auth, size: 1000, chunk: 1000, everyMs: 10, expectContinue: true })
+      const r = await slowWriter(emu, {
+        path: c.path,
+        auth: c.auth,
+        size: 1000,
+        chunk: 1000,
+        everyMs: 10,
+        expectContinue: true
+      })
       expect(r.statuses, c.want).toEqual([Number(c.want)])
     }
   })
@@ -335,10 +402,22 @@ describe("emulator refusals reach clients still sending a body", () => {
   it("past the drain caps answers at once and keeps reading while the client still sends (lingering close)", async () => {
     const capped = await emulatorFor({ drain: { bytes: 512 * 1024, ms: 300, lingerMs: 5_000 } })
     try {
-      const r = await slowWriter(capped, { path: "/v1/embeddings", auth: `Bearer ${KEY}`, size: 5 * 1024 * 1024, chunk: 128 * 1024, everyMs: 5 })
+      const r = await slowWriter(capped, {
+        path: "/v1/embeddings",
+        auth: `Bearer ${KEY}`,
+        size: 5 * 1024 * 1024,
+        chunk: 128 * 1024,
+        everyMs: 5
+      })
       expect(r).toEqual({ statuses: [413], sent: 5 * 1024 * 1024 })
       // 64 KiB over ~640 ms: the 300 ms cap answers first; the rest is still read.
-      const timed = await slowWriter(capped, { path: "/v1/nope", auth: `Bearer ${KEY}`, size: 64 * 1024, chunk: 2048, everyMs: 20 })
+      const timed = await slowWriter(capped, {
+        path: "/v1/nope",
+        auth: `Bearer ${KEY}`,
+        size: 64 * 1024,
+        chunk: 2048,
+        everyMs: 20
+      })
       expect(timed).toEqual({ statuses: [404], sent: 64 * 1024 })
     } finally {
       await capped.close()

@@ -4,7 +4,11 @@ import { column, ColumnType } from "../../src/pipeline/columns.ts"
 import type { Condition } from "../../src/pipeline/condition.ts"
 import { makeRequest, prepared, type Stage } from "../../src/pipeline/stage.ts"
 
-export const condition = (source: string, columns: ReadonlyArray<string>, test: (f: Readonly<Record<string, unknown>>) => boolean): Condition => ({
+export const condition = (
+  source: string,
+  columns: ReadonlyArray<string>,
+  test: (f: Readonly<Record<string, unknown>>) => boolean
+): Condition => ({
   source,
   columns,
   test
@@ -41,10 +45,19 @@ export const wordsStage = (name: string, field: string): Stage => ({
   columns: [column(`${name}_word`, ColumnType.string), column(`${name}_n`, ColumnType.number)],
   fanOut: true,
   prepare: (fields) => {
-    const words = String(fields[field]).split(/\s+/).filter((w) => w !== "")
+    const words = String(fields[field])
+      .split(/\s+/)
+      .filter((w) => w !== "")
     return prepared(
       words.map((w) =>
-        makeRequest({ endpoint: "chat", model: "svc3-mini", params: { stage: name }, text: w, answer: Schema.String, send: () => Effect.succeed({ value: w.toUpperCase(), tokens: 1 }) })
+        makeRequest({
+          endpoint: "chat",
+          model: "svc3-mini",
+          params: { stage: name },
+          text: w,
+          answer: Schema.String,
+          send: () => Effect.succeed({ value: w.toUpperCase(), tokens: 1 })
+        })
       ),
       (answers) => answers.map((a, i) => ({ [`${name}_word`]: a, [`${name}_n`]: i }))
     )
@@ -69,11 +82,16 @@ export const embedStage = (field: string): Stage => ({
           text: String(fields[field]),
           answer: Embedding,
           send: (svc) =>
-            svc
-              .embed({ model: "svc3-embedding", input: String(fields[field]), task_type: "RETRIEVAL_DOCUMENT" })
-              .pipe(Effect.map((r) => ({ value: { vector: r.data[0]!.embedding, tokens: r.usage.total_tokens }, tokens: r.usage.total_tokens })))
+            svc.embed({ model: "svc3-embedding", input: String(fields[field]), task_type: "RETRIEVAL_DOCUMENT" }).pipe(
+              Effect.map((r) => ({
+                value: { vector: r.data[0]!.embedding, tokens: r.usage.total_tokens },
+                tokens: r.usage.total_tokens
+              }))
+            )
         })
       ],
-      (answers) => [{ embedding: answers[0]!.vector, embedding_info: { tokens: answers[0]!.tokens, model: "svc3-embedding" } }]
+      (answers) => [
+        { embedding: answers[0]!.vector, embedding_info: { tokens: answers[0]!.tokens, model: "svc3-embedding" } }
+      ]
     )
 })

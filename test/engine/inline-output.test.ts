@@ -7,9 +7,23 @@ import type { SourceItem } from "../../src/io/source.ts"
 import type { StoredRecord } from "../../src/ledger/ledger.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
 
-const record = (ordinal: number): SourceItem => ({ _tag: "Record", ordinal, line: ordinal + 1, fields: { id: `r${ordinal}` } })
-const reject = (ordinal: number): SourceItem => ({ _tag: "Reject", ordinal, line: ordinal + 1, reason: "not JSON", raw: "{oops" })
-const done = (ordinal: number): StoredRecord => ({ key: `r${ordinal}`, outcome: { _tag: "Done", output: { rows: [{ verdict: "safe" }], keys: [] } } })
+const record = (ordinal: number): SourceItem => ({
+  _tag: "Record",
+  ordinal,
+  line: ordinal + 1,
+  fields: { id: `r${ordinal}` }
+})
+const reject = (ordinal: number): SourceItem => ({
+  _tag: "Reject",
+  ordinal,
+  line: ordinal + 1,
+  reason: "not JSON",
+  raw: "{oops"
+})
+const done = (ordinal: number): StoredRecord => ({
+  key: `r${ordinal}`,
+  outcome: { _tag: "Done", output: { rows: [{ verdict: "safe" }], keys: [] } }
+})
 
 /** A writer that keeps what it is given: the ordinals written, each write's size, and the outcomes' keys. */
 const recordingWriter = (failAt?: number) => {
@@ -19,7 +33,8 @@ const recordingWriter = (failAt?: number) => {
   const writer: OutputWriter = {
     write: (items, outcomes) =>
       Effect.suspend(() => {
-        if (failAt !== undefined && items.some((i) => i.ordinal === failAt)) return Effect.fail(new SinkError({ path: "out.jsonl", detail: "disk full" }))
+        if (failAt !== undefined && items.some((i) => i.ordinal === failAt))
+          return Effect.fail(new SinkError({ path: "out.jsonl", detail: "disk full" }))
         writes.push(items.length)
         for (const i of items) ordinals.push(i.ordinal)
         for (const o of outcomes) keys.push(o?.key)
@@ -34,7 +49,10 @@ const recordingWriter = (failAt?: number) => {
 const watchedScope = Effect.gen(function* () {
   const scope = yield* Scope.make()
   const state = { closed: false }
-  yield* Scope.addFinalizer(scope, Effect.sync(() => void (state.closed = true)))
+  yield* Scope.addFinalizer(
+    scope,
+    Effect.sync(() => void (state.closed = true))
+  )
   return { scope, state }
 })
 
@@ -93,21 +111,23 @@ describe("inline output", () => {
     })
   )
 
-  it.effect("gives up when too many records wait behind an unfinished one: nothing more is written, its files are removed", () =>
-    Effect.gen(function* () {
-      const w = recordingWriter()
-      const { scope, state } = yield* watchedScope
-      const inline = makeInlineOutput(w.writer, scope, { maxWaiting: 4 })
-      for (let i = 0; i < 4; i++) inline.read(record(i))
-      expect(inline.active()).toBe(true)
-      inline.read(record(4))
-      expect(inline.active()).toBe(false)
-      expect(inline.reason()).toContain("more than 4 records")
-      for (let i = 0; i < 5; i++) yield* inline.settle(i, done(i))
-      expect(w.ordinals).toEqual([])
-      expect(yield* inline.finish).toBeUndefined()
-      expect(state.closed).toBe(true)
-    })
+  it.effect(
+    "gives up when too many records wait behind an unfinished one: nothing more is written, its files are removed",
+    () =>
+      Effect.gen(function* () {
+        const w = recordingWriter()
+        const { scope, state } = yield* watchedScope
+        const inline = makeInlineOutput(w.writer, scope, { maxWaiting: 4 })
+        for (let i = 0; i < 4; i++) inline.read(record(i))
+        expect(inline.active()).toBe(true)
+        inline.read(record(4))
+        expect(inline.active()).toBe(false)
+        expect(inline.reason()).toContain("more than 4 records")
+        for (let i = 0; i < 5; i++) yield* inline.settle(i, done(i))
+        expect(w.ordinals).toEqual([])
+        expect(yield* inline.finish).toBeUndefined()
+        expect(state.closed).toBe(true)
+      })
   )
 
   it.effect("gives up past the byte bound too", () =>
@@ -158,8 +178,21 @@ describe("inline output", () => {
 describe("whether the output is written inline", () => {
   it("follows what the sink declares it needs of the input, and leaves a store to the output pass", () => {
     const fits = (format: string, declared: ReadonlyArray<string> | undefined, knownTypes: boolean, store = false) =>
-      inlineOutputFits({ output: { path: "out", format }, store: store ? Schema.decodeUnknownSync(StoreSettings)({ path: "kb.sqlite" }) : undefined }, declared, knownTypes)
-    expect([fits("jsonl", undefined, false), fits("csv", undefined, false), fits("csv", ["a"], false), fits("parquet", ["a"], false), fits("parquet", ["a"], true)]).toEqual([true, false, true, false, true])
+      inlineOutputFits(
+        {
+          output: { path: "out", format },
+          store: store ? Schema.decodeUnknownSync(StoreSettings)({ path: "kb.sqlite" }) : undefined
+        },
+        declared,
+        knownTypes
+      )
+    expect([
+      fits("jsonl", undefined, false),
+      fits("csv", undefined, false),
+      fits("csv", ["a"], false),
+      fits("parquet", ["a"], false),
+      fits("parquet", ["a"], true)
+    ]).toEqual([true, false, true, false, true])
     expect(fits("jsonl", ["a"], true, true)).toBe(false)
     expect(fits("no-such-sink", ["a"], true)).toBe(false)
   })

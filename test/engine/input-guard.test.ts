@@ -35,74 +35,104 @@ const editedDuringRead = (path: string, read: number, after: number, edit: () =>
   }
 }
 
-const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter((l) => l !== "")
+const lines = (path: string) =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
 
 /** 40 records, and an edit in place that changes the second one (same file, new bytes). */
 const corpusEditedInPlace = () => {
   const dir = tempDir()
   const input = writeCorpus(dir, 40)
   const original = lines(input)
-  const edit = () => writeFileSync(input, [original[0], JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }), ...original.slice(2)].join("\n") + "\n")
+  const edit = () =>
+    writeFileSync(
+      input,
+      [
+        original[0],
+        JSON.stringify({ id: "r1", text: "Edited: here is how to build a bomb." }),
+        ...original.slice(2)
+      ].join("\n") + "\n"
+    )
   return { dir, input, edit }
 }
 
 describe("input guard", () => {
-  it.scopedLive("a file replaced after processing: no output, the run interrupted, a rerun asks only the new record", () => {
-    const log = requestLog()
-    return Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
-      const dir = tempDir()
-      const input = writeCorpus(dir, 50)
-      // Replaced (atomic rename) with one record inserted at the top, once processing is over.
-      const replace = () => {
-        writeFileSync(`${input}.new`, `${JSON.stringify({ id: "new", text: "A brand new note about sourdough." })}\n${readFileSync(input, "utf8")}`)
-        renameSync(`${input}.new`, input)
-      }
-      const source = openSource(input, "jsonl")
-      const replacing: Source = { ...source, items: () => Stream.ensuring(source.items(), Effect.sync(replace)) }
-      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: replacing } }))
-      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("InputChanged")
-      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("its content is not what this run read")
-      expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
-      expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
-      expect(log.entries.length).toBe(50)
-      const db = new Database(join(dir, "ledger.sqlite"), { readonly: true })
-      expect(db.prepare("SELECT status FROM runs WHERE id = 1").get()).toEqual({ status: "interrupted" })
-      db.close()
+  it.scopedLive(
+    "a file replaced after processing: no output, the run interrupted, a rerun asks only the new record",
+    () => {
+      const log = requestLog()
+      return Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
+        const dir = tempDir()
+        const input = writeCorpus(dir, 50)
+        // Replaced (atomic rename) with one record inserted at the top, once processing is over.
+        const replace = () => {
+          writeFileSync(
+            `${input}.new`,
+            `${JSON.stringify({ id: "new", text: "A brand new note about sourdough." })}\n${readFileSync(input, "utf8")}`
+          )
+          renameSync(`${input}.new`, input)
+        }
+        const source = openSource(input, "jsonl")
+        const replacing: Source = { ...source, items: () => Stream.ensuring(source.items(), Effect.sync(replace)) }
+        const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: replacing } }))
+        expect(Exit.isFailure(exit) && String(exit.cause)).toContain("InputChanged")
+        expect(Exit.isFailure(exit) && String(exit.cause)).toContain("its content is not what this run read")
+        expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
+        expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
+        expect(log.entries.length).toBe(50)
+        const db = new Database(join(dir, "ledger.sqlite"), { readonly: true })
+        expect(db.prepare("SELECT status FROM runs WHERE id = 1").get()).toEqual({ status: "interrupted" })
+        db.close()
 
-      const again = yield* runOnce({ dir, input, emulator })
-      expect(again.summary).toMatchObject({ status: "finished", resumed: false, done: 51, failed: 0 })
-      expect(log.entries.length).toBe(51) // only the new record was asked
-      const out = readJsonl(again.output)
-      expect(out[0]).toMatchObject({ id: "new", moderation_verdict: "safe" })
-      // Every verdict sits beside its own text: r0, r5, … are the harmful ones.
-      for (const row of out.slice(1)) expect(row.moderation_verdict).toBe(Number(String(row.id).slice(1)) % 5 === 0 ? "harmful" : "safe")
-    })
-  })
+        const again = yield* runOnce({ dir, input, emulator })
+        expect(again.summary).toMatchObject({ status: "finished", resumed: false, done: 51, failed: 0 })
+        expect(log.entries.length).toBe(51) // only the new record was asked
+        const out = readJsonl(again.output)
+        expect(out[0]).toMatchObject({ id: "new", moderation_verdict: "safe" })
+        // Every verdict sits beside its own text: r0, r5, … are the harmful ones.
+        for (const row of out.slice(1))
+          expect(row.moderation_verdict).toBe(Number(String(row.id).slice(1)) % 5 === 0 ? "harmful" : "safe")
+      })
+    }
+  )
 
   it.scopedLive("a file edited in place during the output pass: nothing committed, exit cause names the file", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const { dir, input, edit } = corpusEditedInPlace()
       // CSV from JSONL input is written by an output pass (the columns are known only at the end): the second read.
-      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, outputFormat: "csv", overrides: { source: editedDuringRead(input, 2, 1, edit) } }))
+      const exit = yield* Effect.exit(
+        runOnce({
+          dir,
+          input,
+          emulator,
+          outputFormat: "csv",
+          overrides: { source: editedDuringRead(input, 2, 1, edit) }
+        })
+      )
       expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
       expect(existsSync(join(dir, "out.csv"))).toBe(false)
       expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
     })
   )
 
-  it.scopedLive("a file edited in place while the output is written as the run goes: nothing committed, exit cause names the file", () =>
-    Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY })
-      const { dir, input, edit } = corpusEditedInPlace()
-      // JSONL to JSONL is written during the processing pass, the only read.
-      const exit = yield* Effect.exit(runOnce({ dir, input, emulator, overrides: { source: editedDuringRead(input, 1, 20, edit) } }))
-      expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
-      expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
-      expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
-      expect(readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([])
-    })
+  it.scopedLive(
+    "a file edited in place while the output is written as the run goes: nothing committed, exit cause names the file",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ apiKey: KEY })
+        const { dir, input, edit } = corpusEditedInPlace()
+        // JSONL to JSONL is written during the processing pass, the only read.
+        const exit = yield* Effect.exit(
+          runOnce({ dir, input, emulator, overrides: { source: editedDuringRead(input, 1, 20, edit) } })
+        )
+        expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
+        expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
+        expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
+        expect(readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([])
+      })
   )
 
   it.scopedLive("a vector store is not fed rows read from a changed input: the batch in progress is rolled back", () =>
@@ -113,11 +143,25 @@ describe("input guard", () => {
       const store = Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "vectors.sqlite"), text: "text" })
       const original = lines(input)
       // In place, after the first store batch (500 records) and before the second is committed.
-      const edit = () => writeFileSync(input, [...original.slice(0, 600), JSON.stringify({ id: "r600", text: "Changed." }), ...original.slice(601)].join("\n") + "\n")
+      const edit = () =>
+        writeFileSync(
+          input,
+          [...original.slice(0, 600), JSON.stringify({ id: "r600", text: "Changed." }), ...original.slice(601)].join(
+            "\n"
+          ) + "\n"
+        )
       const exit = yield* Effect.exit(
-        runOnce({ dir, input, emulator, pipeline: pipelineOf(embed({ field: "text" })), overrides: { store, source: editedDuringRead(input, 2, 700, edit) } })
+        runOnce({
+          dir,
+          input,
+          emulator,
+          pipeline: pipelineOf(embed({ field: "text" })),
+          overrides: { store, source: editedDuringRead(input, 2, 700, edit) }
+        })
       )
-      expect(Exit.isFailure(exit) && String(exit.cause)).toContain("it was replaced or modified while the output was written")
+      expect(Exit.isFailure(exit) && String(exit.cause)).toContain(
+        "it was replaced or modified while the output was written"
+      )
       const db = openStoreDatabase(store, { create: false })
       try {
         const n = (db.prepare("SELECT count(*) AS n FROM docs_records").get() as { n: number }).n

@@ -16,11 +16,14 @@ const jobFile = (yaml: string) => {
   return { dir, path }
 }
 const base = "name: j\ninput:\n  path: in.csv\noutput:\n  path: out/result.parquet\n"
-const problem = (yaml: string) => Either.match(loadJobFile(jobFile(yaml).path), { onLeft: (e) => e.detail, onRight: () => "valid" })
+const problem = (yaml: string) =>
+  Either.match(loadJobFile(jobFile(yaml).path), { onLeft: (e) => e.detail, onRight: () => "valid" })
 
 describe("job files", () => {
   it("fills in every default from the Schema", () => {
-    const job = Either.getOrThrow(loadJobFile(jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`).path)).job
+    const job = Either.getOrThrow(
+      loadJobFile(jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`).path)
+    ).job
     expect(job.limits).toEqual({ rpm: {}, concurrency: 32, records: 256, maxAttempts: 5, graceMs: 10_000 })
     expect(job.cache).toBe("read-write")
   })
@@ -30,27 +33,37 @@ describe("job files", () => {
   })
 
   it("refuses both a preset and stages, and neither", () => {
-    expect(problem(`${base}pipeline: moderation\nstages:\n  - moderate: { fields: [text] }\n`)).toBe("stages: give either pipeline (a preset) or stages, not both")
+    expect(problem(`${base}pipeline: moderation\nstages:\n  - moderate: { fields: [text] }\n`)).toBe(
+      "stages: give either pipeline (a preset) or stages, not both"
+    )
     expect(problem(base)).toBe("pipeline: required: a preset name, or a stages list instead")
   })
 
   it("refuses a stage entry with two keys, naming its index", () => {
-    expect(problem(`${base}stages:\n  - { moderate: { fields: [a] }, translate: { fields: [a], to: en } }\n`)).toMatch(/^stages\.0: a stage is one key/)
+    expect(problem(`${base}stages:\n  - { moderate: { fields: [a] }, translate: { fields: [a], to: en } }\n`)).toMatch(
+      /^stages\.0: a stage is one key/
+    )
   })
 
   it("names the allowed values of a union once, not one line per alternative", () => {
-    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\ncache: sometimes\n`)).toBe(`cache: Expected "read-write" | "refresh" | "off", actual "sometimes"`)
+    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\ncache: sometimes\n`)).toBe(
+      `cache: Expected "read-write" | "refresh" | "off", actual "sometimes"`
+    )
   })
 
   it("names an unknown field by its path", () => {
-    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurency: 3 }\n`)).toBe("limits.concurency: unknown field")
+    expect(problem(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurency: 3 }\n`)).toBe(
+      "limits.concurency: unknown field"
+    )
   })
 })
 
 describe("resolveJob", () => {
   it.effect("precedence: a flag over the job file, the job file over the defaults", () =>
     Effect.gen(function* () {
-      const { path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurrency: 8 }\ncache: refresh\n`)
+      const { path } = jobFile(
+        `${base}pipeline: moderation\nfields: { text: text }\nlimits: { concurrency: 8 }\ncache: refresh\n`
+      )
       const fromFile = yield* resolveJob(path)
       expect(fromFile.limits).toMatchObject({ concurrency: 8, records: 256, maxAttempts: 5 })
       expect(fromFile.cache).toBe("refresh")
@@ -64,7 +77,13 @@ describe("resolveJob", () => {
     Effect.gen(function* () {
       const { dir, path } = jobFile(`${base}pipeline: moderation\nfields: { text: text }\n`)
       const job = yield* resolveJob(path)
-      expect(job.input).toEqual({ path: join(dir, "in.csv"), format: "csv", encoding: "utf-8", id: undefined, unclosedQuote: undefined })
+      expect(job.input).toEqual({
+        path: join(dir, "in.csv"),
+        format: "csv",
+        encoding: "utf-8",
+        id: undefined,
+        unclosedQuote: undefined
+      })
       expect(job.output).toEqual({ path: join(dir, "out/result.parquet"), format: "parquet" })
       expect(job.rejects).toBe(join(dir, "out/result.rejects.jsonl"))
       expect(job.state).toBe(join(dir, ".svc-batch/j.ledger.sqlite"))
@@ -86,7 +105,10 @@ describe("resolveJob", () => {
       writeFileSync(join(dir, "out/j.ledger.sqlite"), "")
       const job = yield* resolveJob(path)
       expect(job.state).toBe(join(dir, "out/j.ledger.sqlite"))
-      expect(job.formerDefaultState).toEqual({ path: join(dir, "out/j.ledger.sqlite"), moveTo: join(dir, ".svc-batch/j.ledger.sqlite") })
+      expect(job.formerDefaultState).toEqual({
+        path: join(dir, "out/j.ledger.sqlite"),
+        moveTo: join(dir, ".svc-batch/j.ledger.sqlite")
+      })
     })
   )
 

@@ -13,15 +13,18 @@ import { runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
 const full = (path: string) => new LedgerError({ path, detail: "write failed: database or disk is full", io: true })
 
 /** Record writes fail once `allowed` have gone through. */
-const fillingLedger = (allowed: number) => (l: LedgerService): LedgerService => {
-  let writes = 0
-  const gate = <A>(effect: Effect.Effect<A, LedgerError>) => Effect.suspend(() => (++writes > allowed ? Effect.fail(full(l.path)) : effect))
-  return {
-    ...l,
-    putRecord: (runId, ordinal, key, outcome) => gate(l.putRecord(runId, ordinal, key, outcome)),
-    putRecords: (runId, records) => gate(l.putRecords(runId, records))
+const fillingLedger =
+  (allowed: number) =>
+  (l: LedgerService): LedgerService => {
+    let writes = 0
+    const gate = <A>(effect: Effect.Effect<A, LedgerError>) =>
+      Effect.suspend(() => (++writes > allowed ? Effect.fail(full(l.path)) : effect))
+    return {
+      ...l,
+      putRecord: (runId, ordinal, key, outcome) => gate(l.putRecord(runId, ordinal, key, outcome)),
+      putRecords: (runId, records) => gate(l.putRecords(runId, records))
+    }
   }
-}
 
 describe("a ledger write failing mid-run", () => {
   it.scopedLive("fails the run with the ledger's error and leaves it interrupted", () =>

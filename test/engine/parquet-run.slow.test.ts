@@ -24,12 +24,34 @@ describe("Parquet job", () => {
       expect(run.summary).toMatchObject({ status: "finished", done: 3000, failed: 0 })
       const rows = yield* Effect.promise(() => duck(`SELECT * FROM '${run.output}'`))
       expect(rows).toHaveLength(3000)
-      expect(Object.keys(rows[0]!)).toEqual(["id", "n", "score", "text", "moderation_verdict", "moderation_categories", "moderation_raw"])
+      expect(Object.keys(rows[0]!)).toEqual([
+        "id",
+        "n",
+        "score",
+        "text",
+        "moderation_verdict",
+        "moderation_categories",
+        "moderation_raw"
+      ])
       // `n` is a DuckDB BIGINT (range): it stays BIGINT, so DuckDB reads it back as a bigint.
-      expect(rows[0]).toMatchObject({ id: "p0", n: 0n, score: 0, moderation_verdict: "harmful", moderation_categories: "T9" })
-      expect(rows[2999]).toMatchObject({ id: "p2999", n: 2999n, score: 1499.5, moderation_verdict: "safe", moderation_categories: "" })
+      expect(rows[0]).toMatchObject({
+        id: "p0",
+        n: 0n,
+        score: 0,
+        moderation_verdict: "harmful",
+        moderation_categories: "T9"
+      })
+      expect(rows[2999]).toMatchObject({
+        id: "p2999",
+        n: 2999n,
+        score: 1499.5,
+        moderation_verdict: "safe",
+        moderation_categories: ""
+      })
       expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 3000 }, (_, i) => `p${i}`))
-      const types = yield* Effect.promise(() => duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${run.output}')`))
+      const types = yield* Effect.promise(() =>
+        duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${run.output}')`)
+      )
       expect(types.find((t) => t.column_name === "n")?.column_type).toBe("BIGINT")
       expect(types.find((t) => t.column_name === "score")?.column_type).toBe("DECIMAL(21,1)") // i * 0.5 in DuckDB
     })

@@ -38,14 +38,24 @@ const mistyped = (path: string): Source => {
     inputTypes: async () => {
       const types = await source.inputTypes!()
       if (types?._tag !== "Parquet") return types
-      return { _tag: "Parquet", schema: types.schema.map((e) => (e.name === "text" ? { name: "text", type: "INT64", repetition_type: "OPTIONAL" } : e)) }
+      return {
+        _tag: "Parquet",
+        schema: types.schema.map((e) =>
+          e.name === "text" ? { name: "text", type: "INT64", repetition_type: "OPTIONAL" } : e
+        )
+      }
     }
   }
 }
 
 const typesOf = (path: string) =>
   Effect.promise(async () =>
-    Object.fromEntries((await duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${path}')`)).map((r) => [r.column_name, r.column_type]))
+    Object.fromEntries(
+      (await duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${path}')`)).map((r) => [
+        r.column_name,
+        r.column_type
+      ])
+    )
   )
 
 describe("Parquet output types", () => {
@@ -80,10 +90,14 @@ describe("Parquet output types", () => {
       const run = yield* runOnce({ dir, input, emulator, format: "parquet" })
       const columns = "id, text, big, day, seen_at, price, pair, info, late"
       const differing = yield* Effect.promise(() =>
-        duck(`SELECT count(*)::INTEGER AS n FROM (SELECT ${columns} FROM '${input}' EXCEPT SELECT ${columns} FROM '${run.output}')`)
+        duck(
+          `SELECT count(*)::INTEGER AS n FROM (SELECT ${columns} FROM '${input}' EXCEPT SELECT ${columns} FROM '${run.output}')`
+        )
       )
       expect(differing[0]!.n).toBe(0)
-      const last = yield* Effect.promise(() => duck(`SELECT big::VARCHAR AS big FROM '${run.output}' WHERE id = 'p${ROWS - 1}'`))
+      const last = yield* Effect.promise(() =>
+        duck(`SELECT big::VARCHAR AS big FROM '${run.output}' WHERE id = 'p${ROWS - 1}'`)
+      )
       expect(last[0]!.big).toBe("3000002000")
     })
   )
@@ -94,7 +108,11 @@ describe("Parquet output types", () => {
       const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: () => void requests++ })
       const dir = tempDir()
       const input = join(dir, "in.parquet")
-      yield* Effect.promise(() => duck(`COPY (SELECT 'p' || i AS id, 'a quiet day ' || i AS text FROM range(10) t(i)) TO '${input}' (FORMAT parquet)`))
+      yield* Effect.promise(() =>
+        duck(
+          `COPY (SELECT 'p' || i AS id, 'a quiet day ' || i AS text FROM range(10) t(i)) TO '${input}' (FORMAT parquet)`
+        )
+      )
       const run = yield* Effect.either(
         runOnce({
           dir,
@@ -116,7 +134,11 @@ describe("Parquet output types", () => {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
       const input = join(dir, "in.parquet")
-      yield* Effect.promise(() => duck(`COPY (SELECT 'p' || i AS id, 'a quiet day ' || i AS text, MAP {'k': i} AS m FROM range(20) t(i)) TO '${input}' (FORMAT parquet)`))
+      yield* Effect.promise(() =>
+        duck(
+          `COPY (SELECT 'p' || i AS id, 'a quiet day ' || i AS text, MAP {'k': i} AS m FROM range(20) t(i)) TO '${input}' (FORMAT parquet)`
+        )
+      )
       const run = yield* runOnce({ dir, input, emulator, format: "parquet" })
       expect(run.summary).toMatchObject({ status: "finished", done: 20 })
       expect((yield* typesOf(run.output)).m).toBe("VARCHAR")
@@ -132,7 +154,9 @@ describe("Parquet output types", () => {
       const input = join(dir, "in.parquet")
       // moderation_verdict is BIGINT in the input; the moderation stage writes text into it.
       yield* Effect.promise(() =>
-        duck(`COPY (SELECT 'p' || i AS id, 'a quiet day ' || i AS text, i::BIGINT AS moderation_verdict FROM range(20) t(i)) TO '${input}' (FORMAT parquet)`)
+        duck(
+          `COPY (SELECT 'p' || i AS id, 'a quiet day ' || i AS text, i::BIGINT AS moderation_verdict FROM range(20) t(i)) TO '${input}' (FORMAT parquet)`
+        )
       )
       const run = yield* runOnce({ dir, input, emulator, format: "parquet" })
       expect(run.summary).toMatchObject({ status: "finished", done: 20 })
@@ -140,24 +164,34 @@ describe("Parquet output types", () => {
     })
   )
 
-  it.scopedLive("JSONL → Parquet: a number over 2^31 after 2,000 small ones and a column null at first are written", () =>
-    Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY })
-      const dir = tempDir()
-      const input = join(dir, "in.jsonl")
-      const lines = Array.from({ length: 2500 }, (_, i) =>
-        JSON.stringify({ id: `r${i}`, text: `a quiet day ${i}`, n: i === 2400 ? 3000002000 : i, late: i < 2200 ? null : `late ${i}`, mixed: i === 2300 ? "text" : i })
-      )
-      writeFileSync(input, `${lines.join("\n")}\n`)
-      const run = yield* runOnce({ dir, input, emulator, format: "jsonl", outputFormat: "parquet" })
-      expect(run.summary).toMatchObject({ status: "finished", done: 2500, failed: 0 })
-      const types = yield* typesOf(run.output)
-      expect(types).toMatchObject({ n: "BIGINT", late: "VARCHAR", mixed: "VARCHAR" })
-      const rows = yield* Effect.promise(() => duck(`SELECT n::VARCHAR AS n, late, mixed FROM '${run.output}' WHERE id IN ('r2400', 'r2300') ORDER BY id`))
-      expect(rows).toEqual([
-        { n: "2300", late: "late 2300", mixed: "text" },
-        { n: "3000002000", late: "late 2400", mixed: "2400" }
-      ])
-    })
+  it.scopedLive(
+    "JSONL → Parquet: a number over 2^31 after 2,000 small ones and a column null at first are written",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ apiKey: KEY })
+        const dir = tempDir()
+        const input = join(dir, "in.jsonl")
+        const lines = Array.from({ length: 2500 }, (_, i) =>
+          JSON.stringify({
+            id: `r${i}`,
+            text: `a quiet day ${i}`,
+            n: i === 2400 ? 3000002000 : i,
+            late: i < 2200 ? null : `late ${i}`,
+            mixed: i === 2300 ? "text" : i
+          })
+        )
+        writeFileSync(input, `${lines.join("\n")}\n`)
+        const run = yield* runOnce({ dir, input, emulator, format: "jsonl", outputFormat: "parquet" })
+        expect(run.summary).toMatchObject({ status: "finished", done: 2500, failed: 0 })
+        const types = yield* typesOf(run.output)
+        expect(types).toMatchObject({ n: "BIGINT", late: "VARCHAR", mixed: "VARCHAR" })
+        const rows = yield* Effect.promise(() =>
+          duck(`SELECT n::VARCHAR AS n, late, mixed FROM '${run.output}' WHERE id IN ('r2400', 'r2300') ORDER BY id`)
+        )
+        expect(rows).toEqual([
+          { n: "2300", late: "late 2300", mixed: "text" },
+          { n: "3000002000", late: "late 2400", mixed: "2400" }
+        ])
+      })
   )
 })

@@ -1,11 +1,19 @@
 /** The progress line: a pure render of a snapshot at a width, and the live line's notices. */
 import { describe, expect, it } from "@effect/vitest"
 import { emptyStats } from "../../src/engine/run-stats.ts"
-import { formatDuration, type ProgressSnapshot, progressEta, renderProgress, StatusLine } from "../../src/engine/progress.ts"
+import {
+  formatDuration,
+  type ProgressSnapshot,
+  progressEta,
+  renderProgress,
+  StatusLine
+} from "../../src/engine/progress.ts"
 
 const T0 = 1_700_000_000_000
 
-const snapshot = (over: Partial<Omit<ProgressSnapshot, "counters">> & { counters?: Partial<ProgressSnapshot["counters"]> } = {}): ProgressSnapshot => ({
+const snapshot = (
+  over: Partial<Omit<ProgressSnapshot, "counters">> & { counters?: Partial<ProgressSnapshot["counters"]> } = {}
+): ProgressSnapshot => ({
   phase: "processing",
   phaseStartedAt: T0,
   processingStartedAt: T0,
@@ -18,7 +26,15 @@ const snapshot = (over: Partial<Omit<ProgressSnapshot, "counters">> & { counters
 })
 
 const busy = snapshot({
-  counters: { done: 1200, failed: 34, requests: 1300, cacheHits: 150, retries: 12, rateLimited: 7, stages: { translate_skipped: 5 } }
+  counters: {
+    done: 1200,
+    failed: 34,
+    requests: 1300,
+    cacheHits: 150,
+    retries: 12,
+    rateLimited: 7,
+    stages: { translate_skipped: 5 }
+  }
 })
 
 describe("renderProgress", () => {
@@ -38,7 +54,8 @@ describe("renderProgress", () => {
   it("shows a bar and every counter on a wide terminal", () => {
     const line = renderProgress(busy, 200)
     expect(line).toMatch(/^processing · 1,234\/9,467 \[#+-+\] · 34 failed · ETA /)
-    for (const part of ["requests 1,300", "cache hits 150", "429s 7", "retries 12", "translate skipped 5"]) expect(line).toContain(part)
+    for (const part of ["requests 1,300", "cache hits 150", "429s 7", "retries 12", "translate skipped 5"])
+      expect(line).toContain(part)
     expect(line.length).toBeLessThanOrEqual(199)
   })
 
@@ -57,7 +74,9 @@ describe("renderProgress", () => {
   })
 
   it("names the reading and writing phases", () => {
-    expect(renderProgress(snapshot({ phase: "reading", processingStartedAt: undefined, now: T0 + 3000 }), 80)).toBe("reading input · 3s")
+    expect(renderProgress(snapshot({ phase: "reading", processingStartedAt: undefined, now: T0 + 3000 }), 80)).toBe(
+      "reading input · 3s"
+    )
     const writing = snapshot({ phase: "writing", written: 400_000, counters: { total: 1_000_000, done: 1_000_000 } })
     expect(renderProgress(writing, 80)).toBe("writing output · 400,000/1,000,000 rows · 10s")
   })
@@ -84,6 +103,8 @@ describe("StatusLine", () => {
     line.draw("processing · 10/100")
     line.notice("svc-batch: SIGINT: stopping")
     line.draw("stopping · 12/100")
-    expect(written).toBe("\rprocessing · 10/100\u001b[K\r\u001b[Ksvc-batch: SIGINT: stopping\n\rprocessing · 10/100\u001b[K\rstopping · 12/100\u001b[K")
+    expect(written).toBe(
+      "\rprocessing · 10/100\u001b[K\r\u001b[Ksvc-batch: SIGINT: stopping\n\rprocessing · 10/100\u001b[K\rstopping · 12/100\u001b[K"
+    )
   })
 })

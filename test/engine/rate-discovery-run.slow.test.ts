@@ -20,7 +20,13 @@ describe("rate discovery against the emulator", () => {
       Effect.gen(function* () {
         let ok = 0
         let rejected = 0
-        const emulator = yield* Emulator.make({ apiKey: KEY, rpm: 1200, latencyMs: 50, jitterMs: 25, onRequest: (e) => void (e.status === 429 ? rejected++ : ok++) })
+        const emulator = yield* Emulator.make({
+          apiKey: KEY,
+          rpm: 1200,
+          latencyMs: 50,
+          jitterMs: 25,
+          onRequest: (e) => void (e.status === 429 ? rejected++ : ok++)
+        })
         const dir = tempDir()
         const input = writeCorpus(dir, 300)
         const run = yield* runOnce({ dir, input, emulator, overrides: { maxConcurrency: 32 } })
@@ -35,7 +41,9 @@ describe("rate discovery against the emulator", () => {
           return yield* buildReport(saved, defaultReportOptions, undefined)
         }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
         expect(report.rates?.["svc3-guard"]?.rpm).toBe(found.rpm)
-        expect(discoveredRateLines(run.counters.rates)[0]).toMatch(/svc3-guard: no limits\.rpm set; learnt ~\d+ requests\/min .* pin it with limits\.rpm: \{ svc3-guard: \d+ \}/)
+        expect(discoveredRateLines(run.counters.rates)[0]).toMatch(
+          /svc3-guard: no limits\.rpm set; learnt ~\d+ requests\/min .* pin it with limits\.rpm: \{ svc3-guard: \d+ \}/
+        )
       }),
     60_000
   )

@@ -19,9 +19,11 @@ import { KEY } from "../helpers.ts"
 export const tempDir = () => mkdtempSync(join(tmpdir(), "svc-run-"))
 
 /** A pipeline of these stages (the test fails at once if the pipeline is refused). */
-export const pipelineOf = (...stages: ReadonlyArray<Stage>): Pipeline => Either.getOrThrow(makePipeline("test", "test", stages))
+export const pipelineOf = (...stages: ReadonlyArray<Stage>): Pipeline =>
+  Either.getOrThrow(makePipeline("test", "test", stages))
 
-export const moderationPipeline = (options: { stream?: boolean } = {}): Pipeline => pipelineOf(moderate({ fields: ["text"], ...options }))
+export const moderationPipeline = (options: { stream?: boolean } = {}): Pipeline =>
+  pipelineOf(moderate({ fields: ["text"], ...options }))
 
 /** Writes `n` JSONL records `{id, text}`; every text is distinct; every 5th is harmful. */
 export const writeCorpus = (dir: string, n: number, name = "in.jsonl") => {
@@ -89,8 +91,15 @@ export const runOnce = (t: TestRun) =>
       Effect.scoped,
       Effect.provide(
         Layer.merge(
-          TextService.layer({ baseUrl: t.baseUrl ?? t.emulator.url, apiKey: t.apiKey ?? KEY, timeout: t.timeout ?? "2 seconds" }),
-          Layer.scoped(Ledger, Effect.map(makeLedger({ path: join(t.dir, "ledger.sqlite") }), t.wrapLedger ?? ((l) => l)))
+          TextService.layer({
+            baseUrl: t.baseUrl ?? t.emulator.url,
+            apiKey: t.apiKey ?? KEY,
+            timeout: t.timeout ?? "2 seconds"
+          }),
+          Layer.scoped(
+            Ledger,
+            Effect.map(makeLedger({ path: join(t.dir, "ledger.sqlite") }), t.wrapLedger ?? ((l) => l))
+          )
         )
       )
     )

@@ -16,7 +16,12 @@ import { pipelineOf, readJsonl, runOnce, tempDir } from "./run-helpers.ts"
 
 const corpus = (dir: string, n = 6) => {
   const path = join(dir, "in.jsonl")
-  writeFileSync(path, Array.from({ length: n }, (_, i) => JSON.stringify({ id: `t${i}`, text: `text number ${i} ${"x".repeat(i)}` })).join("\n") + "\n")
+  writeFileSync(
+    path,
+    Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ id: `t${i}`, text: `text number ${i} ${"x".repeat(i)}` })
+    ).join("\n") + "\n"
+  )
   return path
 }
 
@@ -28,11 +33,23 @@ describe("typed output", () => {
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
-      const run = yield* runOnce({ dir, input: corpus(dir), emulator, outputFormat: "parquet", pipeline: pipelineOf(embedStage("text")) })
+      const run = yield* runOnce({
+        dir,
+        input: corpus(dir),
+        emulator,
+        outputFormat: "parquet",
+        pipeline: pipelineOf(embedStage("text"))
+      })
       expect(run.summary).toMatchObject({ status: "finished", done: 6 })
-      const types = yield* Effect.promise(() => duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${run.output}')`))
+      const types = yield* Effect.promise(() =>
+        duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${run.output}')`)
+      )
       expect(types.find((t) => t.column_name === "embedding")?.column_type).toBe("FLOAT[]")
-      const rows = yield* Effect.promise(() => duck(`SELECT id, len(embedding) AS dim, embedding[1] AS first, CAST(embedding_info AS VARCHAR) AS info FROM '${run.output}' ORDER BY id`))
+      const rows = yield* Effect.promise(() =>
+        duck(
+          `SELECT id, len(embedding) AS dim, embedding[1] AS first, CAST(embedding_info AS VARCHAR) AS info FROM '${run.output}' ORDER BY id`
+        )
+      )
       expect(rows.map((r) => Number(r.dim))).toEqual([1536, 1536, 1536, 1536, 1536, 1536])
       expect(JSON.parse(String(rows[0]!.info))).toEqual({ tokens: expect.any(Number), model: "svc3-embedding" })
       expect(typeof rows[0]!.first).toBe("number")
@@ -44,9 +61,19 @@ describe("typed output", () => {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
       const input = corpus(dir, 2)
-      const csv = yield* runOnce({ dir, input, emulator, outputFormat: "csv", pipeline: pipelineOf(embedStage("text")) })
-      const rows = parse(readFileSync(csv.output, "utf8"), { columns: true, bom: true }) as Array<Record<string, string>>
-      const jsonl = readJsonl((yield* runOnce({ dir: tempDir(), input, emulator, pipeline: pipelineOf(embedStage("text")) })).output)
+      const csv = yield* runOnce({
+        dir,
+        input,
+        emulator,
+        outputFormat: "csv",
+        pipeline: pipelineOf(embedStage("text"))
+      })
+      const rows = parse(readFileSync(csv.output, "utf8"), { columns: true, bom: true }) as Array<
+        Record<string, string>
+      >
+      const jsonl = readJsonl(
+        (yield* runOnce({ dir: tempDir(), input, emulator, pipeline: pipelineOf(embedStage("text")) })).output
+      )
       expect(JSON.parse(rows[0]!.embedding!)).toHaveLength(1536)
       expect(JSON.parse(rows[0]!.embedding!)).toEqual(jsonl[0]!.embedding)
       expect(JSON.parse(rows[0]!.embedding_info!)).toEqual(jsonl[0]!.embedding_info)
@@ -82,7 +109,11 @@ describe("typed output", () => {
           format === "jsonl"
             ? readJsonl(run.output)
             : format === "csv"
-              ? (parse(readFileSync(run.output, "utf8"), { columns: true, bom: true, cast: (v, ctx) => (ctx.header ? v : v === "" ? null : Number.isNaN(Number(v)) ? v : Number(v)) }) as Array<Record<string, unknown>>)
+              ? (parse(readFileSync(run.output, "utf8"), {
+                  columns: true,
+                  bom: true,
+                  cast: (v, ctx) => (ctx.header ? v : v === "" ? null : Number.isNaN(Number(v)) ? v : Number(v))
+                }) as Array<Record<string, unknown>>)
               : yield* Effect.promise(() => duck(`SELECT * FROM '${run.output}'`))
         expect(rows.map((r) => [r.id, r.a_len, r.b_len])).toEqual([
           ["t0", 14, 14],

@@ -12,13 +12,20 @@ const root = new URL("../..", import.meta.url).pathname
 
 const newest = (dir: string): number =>
   readdirSync(dir, { withFileTypes: true }).reduce(
-    (m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith(".ts") ? statSync(join(dir, e.name)).mtimeMs : 0),
+    (m, e) =>
+      Math.max(
+        m,
+        e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith(".ts") ? statSync(join(dir, e.name)).mtimeMs : 0
+      ),
     0
   )
 
 const ensureBuilt = () => {
   const stamp = join(root, "dist", ".built")
-  if (!existsSync(stamp) || Math.max(newest(join(root, "src")), newest(join(root, "pipelines"))) > statSync(stamp).mtimeMs) {
+  if (
+    !existsSync(stamp) ||
+    Math.max(newest(join(root, "src")), newest(join(root, "pipelines"))) > statSync(stamp).mtimeMs
+  ) {
     execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" })
   }
 }
@@ -29,7 +36,11 @@ describe("library use", () => {
     const env = { ...process.env }
     delete env.SVC_BASE_URL
     delete env.SVC_API_KEY
-    const out = execFileSync(process.execPath, [join(root, "examples", "moderate-then-translate.mjs")], { cwd: root, env, encoding: "utf8" })
+    const out = execFileSync(process.execPath, [join(root, "examples", "moderate-then-translate.mjs")], {
+      cwd: root,
+      env,
+      encoding: "utf8"
+    })
     const lines = out.trim().split("\n")
     expect(lines[0]).toMatch(/^1: safe → \[emulated translation\] /)
     expect(lines[1]).toBe("2: harmful → (not translated)")

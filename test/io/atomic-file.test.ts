@@ -25,7 +25,13 @@ describe("atomic text file on a full disk", () => {
       const file = yield* atomicTextFile(path)
       // More than the stream's buffer at once: the write waits for a drain that never comes.
       const line = `${"x".repeat(1023)}\n`
-      const result = yield* Effect.either(Effect.forEach(Array.from({ length: 256 }, () => line), file.write, { discard: true }))
+      const result = yield* Effect.either(
+        Effect.forEach(
+          Array.from({ length: 256 }, () => line),
+          file.write,
+          { discard: true }
+        )
+      )
       expect(Either.isLeft(result)).toBe(true)
       const error = Either.flip(result).pipe(Either.getOrThrow)
       expect(error._tag).toBe("SinkError")
@@ -40,7 +46,9 @@ describe("atomic text file on a full disk", () => {
       const file = yield* atomicTextFile(path)
       yield* file.write("small\n")
       const result = yield* Effect.either(file.commit)
-      expect(Either.isLeft(result) && result.left.message).toBe(`cannot write ${path}: ENOSPC: no space left on device, write`)
+      expect(Either.isLeft(result) && result.left.message).toBe(
+        `cannot write ${path}: ENOSPC: no space left on device, write`
+      )
       expect(readFileSync(path, "utf8")).toBe("previous\n")
       expect(existsSync(path)).toBe(true)
     })

@@ -14,7 +14,9 @@ const read = async (content: string) => {
   const path = join(tempDir(), "in.csv")
   writeFileSync(path, content)
   const items = Chunk.toArray(await Effect.runPromise(Stream.runCollect(csvSource(path).items())))
-  return items.map((i) => (i._tag === "Record" ? `R${i.line}:${String(i.fields.id)}:${JSON.stringify(i.fields.text)}` : `X${i.line}`))
+  return items.map((i) =>
+    i._tag === "Record" ? `R${i.line}:${String(i.fields.id)}:${JSON.stringify(i.fields.text)}` : `X${i.line}`
+  )
 }
 
 describe("CSV blank lines", () => {
@@ -27,7 +29,11 @@ describe("CSV blank lines", () => {
     const path = join(tempDir(), "in.csv")
     writeFileSync(path, "text\na\n\nb\n")
     const items = Chunk.toArray(await Effect.runPromise(Stream.runCollect(csvSource(path).items())))
-    expect(items.map((i) => (i._tag === "Record" ? [i.line, i.fields.text] : i._tag))).toEqual([[2, "a"], [3, ""], [4, "b"]])
+    expect(items.map((i) => (i._tag === "Record" ? [i.line, i.fields.text] : i._tag))).toEqual([
+      [2, "a"],
+      [3, ""],
+      [4, "b"]
+    ])
   })
 
   it("inside quotes are text; after a broken quote the rows keep their lines", async () => {

@@ -47,7 +47,10 @@ describe("CSV: randomized corruption (fixed seeds)", () => {
           expected.set(line, "reject")
           line += 1
         } else {
-          const text = Array.from({ length: 1 + Math.floor(r() * 3) }, () => words[Math.floor(r() * words.length)]!).join(" ")
+          const text = Array.from(
+            { length: 1 + Math.floor(r() * 3) },
+            () => words[Math.floor(r() * words.length)]!
+          ).join(" ")
           rows.push(`${id},${quote(text)},${Math.floor(r() * 100)}`)
           expected.set(line, { id: String(id), text })
           line += 1 + (text.match(/\n/g)?.length ?? 0)

@@ -38,7 +38,11 @@ describe("CSV resynchronisation after a bad quote", () => {
         const value = parts.join(random() < 0.5 ? "\n" : "\r\n") // a multi-line field
         const quoted = `"${value}"`
         const corrupt = i > 0 && random() < 0.15
-        const row = corrupt ? (random() < 0.5 ? `${id},${quoted.slice(0, -1)},${i}` : `${id},${quoted}x,${i}`) : `${id},${quoted},${i}`
+        const row = corrupt
+          ? random() < 0.5
+            ? `${id},${quoted.slice(0, -1)},${i}`
+            : `${id},${quoted}x,${i}`
+          : `${id},${quoted},${i}`
         const lines = 1 + (value.match(/\n/g)?.length ?? 0)
         expected.push(corrupt ? { id, line, lines } : { id, line, lines, text: value.replaceAll('""', '"') })
         text += row + eol
@@ -61,7 +65,8 @@ describe("CSV resynchronisation after a bad quote", () => {
         }
       }
       // Anything else comes from the other lines of a corrupted row.
-      const continuation = (l: number) => expected.some((e) => e.text === undefined && l > e.line && l < e.line + e.lines)
+      const continuation = (l: number) =>
+        expected.some((e) => e.text === undefined && l > e.line && l < e.line + e.lines)
       for (const x of items) if (!claimed.has(x)) expect(continuation(x.line)).toBe(true)
       expect(items.map((i) => i.ordinal)).toEqual(items.map((_, k) => k))
     })
@@ -73,7 +78,11 @@ describe("CSV resynchronisation after a bad quote", () => {
     const items = await Effect.runPromise(Stream.runCollect(csvSource(path).items()).pipe(Effect.map(Chunk.toArray)))
     expect(items.map((i) => [i._tag, i.line, i._tag === "Record" ? i.fields.text : i.reason])).toEqual([
       ["Record", 2, "fine"],
-      ["Reject", 3, "the quote opened on line 3 is never closed (the file ends inside it); the row is rejected and reading resumes on line 4"],
+      [
+        "Reject",
+        3,
+        "the quote opened on line 3 is never closed (the file ends inside it); the row is rejected and reading resumes on line 4"
+      ],
       ["Record", 4, "three"],
       ["Record", 5, "four"]
     ])
@@ -84,7 +93,8 @@ describe("CSV resynchronisation after a bad quote", () => {
     writeFileSync(path, content)
     return Effect.runPromise(Stream.runCollect(csvSource(path).items()).pipe(Effect.map(Chunk.toArray)))
   }
-  const shown = (items: ReadonlyArray<SourceItem>) => items.map((i) => (i._tag === "Record" ? ["Record", i.line, i.fields.id] : ["Reject", i.line, i.reason, i.raw]))
+  const shown = (items: ReadonlyArray<SourceItem>) =>
+    items.map((i) => (i._tag === "Record" ? ["Record", i.line, i.fields.id] : ["Reject", i.line, i.reason, i.raw]))
 
   it("a quote that runs on to a later line and breaks there: the reason is said of the line where it opened, naming where it broke", async () => {
     // Line 6's quote is not closed there ("" is an escaped quote): the field runs on, and breaks on line 8.
@@ -94,7 +104,12 @@ describe("CSV resynchronisation after a bad quote", () => {
       ["Record", 3, "g2"],
       ["Record", 4, "g3"],
       ["Record", 5, "g4"],
-      ["Reject", 6, 'the quote opened on line 6 is not closed properly (it runs on to line 8, where a closing quote is followed by "m"); the row is rejected and reading resumes on line 7', 'g5,"a""'],
+      [
+        "Reject",
+        6,
+        'the quote opened on line 6 is not closed properly (it runs on to line 8, where a closing quote is followed by "m"); the row is rejected and reading resumes on line 7',
+        'g5,"a""'
+      ],
       ["Record", 7, "g6"],
       ["Record", 8, "g7"],
       ["Record", 9, "g8"]
@@ -104,14 +119,38 @@ describe("CSV resynchronisation after a bad quote", () => {
   for (const eol of ["\n", "\r\n"]) {
     it(`a quote inside an unquoted field (${JSON.stringify(eol)}): the reject holds the row's whole line(s), at the line it starts; the next rows keep their lines`, async () => {
       const long = "x".repeat(3000)
-      const lines = ["id,text", 'g1,unquoted "x" here', "g2,ok", 'g3,"multi', 'line",bad "q" tail', "g4,ok", `g5,${long} "y" ${long}`, "g6,ok"]
+      const lines = [
+        "id,text",
+        'g1,unquoted "x" here',
+        "g2,ok",
+        'g3,"multi',
+        'line",bad "q" tail',
+        "g4,ok",
+        `g5,${long} "y" ${long}`,
+        "g6,ok"
+      ]
       const items = await read("stray.csv", lines.join(eol) + eol)
       expect(shown(items)).toEqual([
-        ["Reject", 2, 'a quote inside an unquoted field on line 2 (after "unquoted "): quote the whole field and double the quotes in it; the row is rejected', 'g1,unquoted "x" here'],
+        [
+          "Reject",
+          2,
+          'a quote inside an unquoted field on line 2 (after "unquoted "): quote the whole field and double the quotes in it; the row is rejected',
+          'g1,unquoted "x" here'
+        ],
         ["Record", 3, "g2"],
-        ["Reject", 4, 'a quote inside an unquoted field on line 5 (after "bad "): quote the whole field and double the quotes in it; the row is rejected', `g3,"multi${eol}line",bad "q" tail`],
+        [
+          "Reject",
+          4,
+          'a quote inside an unquoted field on line 5 (after "bad "): quote the whole field and double the quotes in it; the row is rejected',
+          `g3,"multi${eol}line",bad "q" tail`
+        ],
         ["Record", 6, "g4"],
-        ["Reject", 7, `a quote inside an unquoted field on line 7 (after "…${"x".repeat(39)} "): quote the whole field and double the quotes in it; the row is rejected`, `g5,${long} "y" ${long}`.slice(0, 2000)],
+        [
+          "Reject",
+          7,
+          `a quote inside an unquoted field on line 7 (after "…${"x".repeat(39)} "): quote the whole field and double the quotes in it; the row is rejected`,
+          `g5,${long} "y" ${long}`.slice(0, 2000)
+        ],
         ["Record", 8, "g6"]
       ])
     })

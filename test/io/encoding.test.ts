@@ -14,12 +14,15 @@ import { jsonlSource } from "../../src/io/jsonl-source.ts"
 import type { Source } from "../../src/io/source.ts"
 import { tempDir } from "../engine/run-helpers.ts"
 
-const iconv = createRequire(import.meta.url)("iconv-lite") as { encode: (text: string, encoding: string, options?: { addBOM?: boolean }) => Buffer }
+const iconv = createRequire(import.meta.url)("iconv-lite") as {
+  encode: (text: string, encoding: string, options?: { addBOM?: boolean }) => Buffer
+}
 const items = (source: Source) => Effect.runPromise(Stream.runCollect(source.items()).pipe(Effect.map(Chunk.toArray)))
 
 const texts = ["東京の天気は晴れです。", "お問い合わせありがとうございます。", "ｶﾀｶﾅ（半角）と①②、髙橋さん"]
 const csvOf = (rows: ReadonlyArray<string>) => `id,text\r\n${rows.map((t, i) => `${i + 1},"${t}"`).join("\r\n")}\r\n`
-const jsonlOf = (rows: ReadonlyArray<string>) => rows.map((t, i) => JSON.stringify({ id: i + 1, text: t })).join("\n") + "\n"
+const jsonlOf = (rows: ReadonlyArray<string>) =>
+  rows.map((t, i) => JSON.stringify({ id: i + 1, text: t })).join("\n") + "\n"
 
 describe("input encodings", () => {
   const dir = tempDir()
@@ -46,7 +49,14 @@ describe("input encodings", () => {
 
   it("UTF-8 (the default): a row with invalid bytes is rejected with its line; the rows around it are read", async () => {
     const path = join(dir, "bad-utf8.csv")
-    writeFileSync(path, Buffer.concat([Buffer.from('id,text\n1,"東京"\n2,"multi\nline"\n3,"caf'), Buffer.from([0xe9]), Buffer.from('"\n4,"ok"\n')]))
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from('id,text\n1,"東京"\n2,"multi\nline"\n3,"caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('"\n4,"ok"\n')
+      ])
+    )
     const all = await items(csvSource(path))
     expect(all.map((i) => [i._tag, i.line, i._tag === "Record" ? i.fields.text : i.reason])).toEqual([
       ["Record", 2, "東京"],
@@ -55,17 +65,35 @@ describe("input encodings", () => {
       ["Record", 6, "ok"]
     ])
     const jsonl = join(dir, "bad-utf8.jsonl")
-    writeFileSync(jsonl, Buffer.concat([Buffer.from('{"text":"a"}\n{"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n{"text":"b"}\n')]))
+    writeFileSync(
+      jsonl,
+      Buffer.concat([
+        Buffer.from('{"text":"a"}\n{"text":"'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}\n{"text":"b"}\n')
+      ])
+    )
     const lines = await items(jsonlSource(jsonl))
-    expect(lines.map((i) => [i._tag, i.line])).toEqual([["Record", 1], ["Reject", 2], ["Record", 3]])
+    expect(lines.map((i) => [i._tag, i.line])).toEqual([
+      ["Record", 1],
+      ["Reject", 2],
+      ["Record", 3]
+    ])
   })
 
   it("Shift_JIS: a row with a byte sequence Shift_JIS does not define is rejected with its line", async () => {
     const path = join(dir, "bad-sjis.csv")
     const good = iconv.encode(csvOf(texts.slice(0, 2)), "shift_jis")
-    writeFileSync(path, Buffer.concat([good, Buffer.from("3,\""), Buffer.from([0x82, 0xff, 0x82, 0xa0]), Buffer.from("\"\r\n")]))
+    writeFileSync(
+      path,
+      Buffer.concat([good, Buffer.from('3,"'), Buffer.from([0x82, 0xff, 0x82, 0xa0]), Buffer.from('"\r\n')])
+    )
     const all = await items(csvSource(path, "shift_jis"))
-    expect(all.map((i) => [i._tag, i.line])).toEqual([["Record", 2], ["Record", 3], ["Reject", 4]])
+    expect(all.map((i) => [i._tag, i.line])).toEqual([
+      ["Record", 2],
+      ["Record", 3],
+      ["Reject", 4]
+    ])
     expect(all[2]!._tag === "Reject" && all[2]!.reason).toBe("bytes that are not valid shift_jis on line 4")
   })
 })

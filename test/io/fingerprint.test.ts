@@ -8,7 +8,10 @@ import { tempDir } from "../engine/run-helpers.ts"
 describe("fingerprint and row estimate", () => {
   it("CSV: 20,000 records with three-line quoted fields and escaped quotes are estimated as 20,000 rows, not 60,000 lines", async () => {
     const path = join(tempDir(), "multi.csv")
-    const rows = Array.from({ length: 20_000 }, (_, i) => `${i},"line one of ${i}\r\nline two with ""quotes""\nline three"`)
+    const rows = Array.from(
+      { length: 20_000 },
+      (_, i) => `${i},"line one of ${i}\r\nline two with ""quotes""\nline three"`
+    )
     writeFileSync(path, `id,text\n${rows.join("\n")}\n`)
     const quoted = await fingerprintFile(path, { quoted: true })
     expect(quoted.lines - 1).toBe(20_000) // minus the header
@@ -45,7 +48,10 @@ describe("row estimate of JSON Lines (skipBlank)", () => {
   it("counts right across the 1 MiB chunks the file is read in", async () => {
     const path = join(tempDir(), "big.jsonl")
     // 30,000 records (~1.5 MiB) with a blank line after every third: chunk edges fall anywhere.
-    const lines = Array.from({ length: 30_000 }, (_, i) => `{"id":"r${i}","text":"${"x".repeat(i % 50)}"}${i % 3 === 2 ? "\n  " : ""}`)
+    const lines = Array.from(
+      { length: 30_000 },
+      (_, i) => `{"id":"r${i}","text":"${"x".repeat(i % 50)}"}${i % 3 === 2 ? "\n  " : ""}`
+    )
     writeFileSync(path, `${lines.join("\n")}\n`)
     expect((await fingerprintFile(path, { skipBlank: true })).lines).toBe(30_000)
   })

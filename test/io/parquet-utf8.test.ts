@@ -30,7 +30,8 @@ const patch = (path: string, marker: string, bytes: ReadonlyArray<number>) => {
   writeFileSync(path, file)
 }
 
-const items = (path: string) => Effect.runPromise(Stream.runCollect(parquetSource(path).items()).pipe(Effect.map(Chunk.toArray)))
+const items = (path: string) =>
+  Effect.runPromise(Stream.runCollect(parquetSource(path).items()).pipe(Effect.map(Chunk.toArray)))
 
 describe("Parquet strings with bytes that are not UTF-8", () => {
   it("a row with one in a string column is a reject naming the column; the other rows and a BLOB column read as before", async () => {

@@ -26,7 +26,7 @@ const rows = [
   { id: "a", n: 1, label: "first", score: 0.25, ok: true, meta: { tags: ["x"], k: 1 }, vec: [0.1, 0.2, 0.3, 0.4] },
   // Every output column missing: written as null.
   { id: "b", n: 2 },
-  { id: "c", n: 3, label: "line\nbreak, \"quoted\"", score: 3, ok: false, meta: [1, 2], vec: [1, 2, 3, 4] }
+  { id: "c", n: 3, label: 'line\nbreak, "quoted"', score: 3, ok: false, meta: [1, 2], vec: [1, 2, 3, 4] }
 ]
 
 const writeAll = (format: string, path: string, data: ReadonlyArray<Record<string, unknown>> = rows) =>
@@ -45,7 +45,9 @@ describe("sinks", () => {
     Effect.gen(function* () {
       const path = join(dir(), "out.parquet")
       yield* writeAll("parquet", path)
-      const types = yield* Effect.promise(() => duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${path}')`))
+      const types = yield* Effect.promise(() =>
+        duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '${path}')`)
+      )
       expect(Object.fromEntries(types.map((t) => [t.column_name, t.column_type]))).toMatchObject({
         label: "VARCHAR",
         score: "DOUBLE",
@@ -53,7 +55,9 @@ describe("sinks", () => {
         meta: "JSON",
         vec: "FLOAT[]"
       })
-      const back = yield* Effect.promise(() => duck(`SELECT id, label, score, ok, CAST(meta AS VARCHAR) AS meta, vec FROM '${path}' ORDER BY id`))
+      const back = yield* Effect.promise(() =>
+        duck(`SELECT id, label, score, ok, CAST(meta AS VARCHAR) AS meta, vec FROM '${path}' ORDER BY id`)
+      )
       expect(back[0]).toMatchObject({ id: "a", label: "first", score: 0.25, ok: true })
       expect(JSON.parse(String(back[0]!.meta))).toEqual({ tags: ["x"], k: 1 })
       const vec = back[0]!.vec as ReadonlyArray<number>
@@ -70,7 +74,15 @@ describe("sinks", () => {
       const text = readFileSync(path, "utf8")
       expect(text.startsWith("\uFEFFid,n,label,score,ok,meta,vec\n")).toBe(true)
       const back = parse(text, { columns: true, bom: true }) as Array<Record<string, string>>
-      expect(back[0]).toEqual({ id: "a", n: "1", label: "first", score: "0.25", ok: "true", meta: '{"tags":["x"],"k":1}', vec: "[0.1,0.2,0.3,0.4]" })
+      expect(back[0]).toEqual({
+        id: "a",
+        n: "1",
+        label: "first",
+        score: "0.25",
+        ok: "true",
+        meta: '{"tags":["x"],"k":1}',
+        vec: "[0.1,0.2,0.3,0.4]"
+      })
       expect(back[1]).toEqual({ id: "b", n: "2", label: "", score: "", ok: "", meta: "", vec: "" })
       expect(back[2]).toMatchObject({ label: 'line\nbreak, "quoted"', ok: "false" })
     })
@@ -80,7 +92,10 @@ describe("sinks", () => {
     Effect.gen(function* () {
       const path = join(dir(), "out.jsonl")
       yield* writeAll("jsonl", path)
-      const back = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+      const back = readFileSync(path, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
       expect(back[0]).toEqual(rows[0])
       expect(back[1]).toEqual({ id: "b", n: 2, label: null, score: null, ok: null, meta: null, vec: null })
     })
@@ -116,7 +131,9 @@ describe("sinks", () => {
       const path = join(dir(), "many.parquet")
       const many = Array.from({ length: 5000 }, (_, i) => ({ id: `r${i}`, n: i, label: `l${i}`, vec: [i, i, i, i] }))
       yield* writeAll("parquet", path, many)
-      const meta = yield* Effect.promise(() => duck(`SELECT count(DISTINCT row_group_id) AS groups FROM parquet_metadata('${path}')`))
+      const meta = yield* Effect.promise(() =>
+        duck(`SELECT count(DISTINCT row_group_id) AS groups FROM parquet_metadata('${path}')`)
+      )
       expect(Number(meta[0]!.groups)).toBeGreaterThan(1)
       const back = yield* Effect.promise(() => duck(`SELECT n FROM '${path}'`))
       expect(back.map((r) => Number(r.n))).toEqual(many.map((r) => r.n))

@@ -55,7 +55,10 @@ describe("JSONL source", () => {
   it("reads objects, skips blank lines, rejects bad and non-object lines with their line", async () => {
     const path = file("a.jsonl", '{"id":1,"t":"a"}\r\n\n{bad json}\n[1,2]\n"text"\n{"id":2,"t":"日本"}\n')
     const all = await items(jsonlSource(path))
-    expect(records(all).map((r) => [r.line, r.fields.id])).toEqual([[1, 1], [6, 2]])
+    expect(records(all).map((r) => [r.line, r.fields.id])).toEqual([
+      [1, 1],
+      [6, 2]
+    ])
     expect(rejects(all).map((r) => r.line)).toEqual([3, 4, 5])
     expect(rejects(all)[0]!.reason).toMatch(/invalid JSON/)
     expect(rejects(all)[1]!.reason).toMatch(/array/)

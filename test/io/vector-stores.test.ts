@@ -19,7 +19,12 @@ describe("vector stores through the sink port", () => {
 
   for (const adapter of Object.values(vectorStores)) {
     it(`${adapter.name}: writes records, keeps them in step with the source, and finds the nearest first`, () => {
-      const settings = Schema.decodeUnknownSync(StoreSettings)({ format: adapter.name, path: join(tempDir(), "kb.sqlite"), text: "text", cleanup: "full" })
+      const settings = Schema.decodeUnknownSync(StoreSettings)({
+        format: adapter.name,
+        path: join(tempDir(), "kb.sqlite"),
+        text: "text",
+        cleanup: "full"
+      })
       const row = (i: number) => ({ vector: unit(i), text: `doc ${i}`, metadata: {} })
       const first = adapter.openWriter(settings, 4, { job: "j" })
       for (const i of [0, 1, 2]) first.put(`r${i}`, `h${i}`, () => [row(i)])
@@ -34,7 +39,10 @@ describe("vector stores through the sink port", () => {
       second.close()
       expect(adapter.size(settings)).toBe(2)
       const hits = adapter.search(settings, [0.1, 0.9, 0, 0], 2)
-      expect(hits.map((h) => [h.recordKey, h.text])).toEqual([["r1", "doc 1"], ["r0", "doc 0"]])
+      expect(hits.map((h) => [h.recordKey, h.text])).toEqual([
+        ["r1", "doc 1"],
+        ["r0", "doc 0"]
+      ])
     })
   }
 })

@@ -19,7 +19,12 @@ describe("write buffer", () => {
   it("a busy turn: while writes go on, each is committed at most maxLagMs after it was made", () => {
     let t = 0
     const committedAt = new Map<number, number>()
-    const buffer = makeWriteBuffer<number>({ maxOps: 10_000, maxLagMs: 5, now: () => t, commit: (ops) => ops.forEach((op) => committedAt.set(op, t)) })
+    const buffer = makeWriteBuffer<number>({
+      maxOps: 10_000,
+      maxLagMs: 5,
+      now: () => t,
+      commit: (ops) => ops.forEach((op) => committedAt.set(op, t))
+    })
     // 60 writes in one turn, 1 ms of work after each: the turn lasts 60 ms.
     for (let i = 0; i < 60; i++) {
       buffer.add(i)
@@ -46,32 +51,43 @@ describe("write buffer", () => {
     const commits: Array<ReadonlyArray<number>> = []
     const buffer = makeWriteBuffer<number>({ maxOps: 3, maxLagMs: 1_000, commit: (ops) => void commits.push(ops) })
     for (let i = 0; i < 7; i++) buffer.add(i)
-    expect(commits).toEqual([[0, 1, 2], [3, 4, 5]])
+    expect(commits).toEqual([
+      [0, 1, 2],
+      [3, 4, 5]
+    ])
     buffer.flush()
     expect(commits).toEqual([[0, 1, 2], [3, 4, 5], [6]])
   })
 
   it("a failed commit fails the next write and every flush", async () => {
-    const buffer = makeWriteBuffer<number>({ maxOps: 100, maxLagMs: 1_000, commit: () => { throw new Error("disk full") } })
+    const buffer = makeWriteBuffer<number>({
+      maxOps: 100,
+      maxLagMs: 1_000,
+      commit: () => {
+        throw new Error("disk full")
+      }
+    })
     buffer.add(1)
     await nextTurn() // the turn-end commit fails; nobody is there to tell
     expect(() => buffer.add(2)).toThrow("disk full")
     expect(() => buffer.flush()).toThrow("disk full")
   })
 
-  it.live("the ledger: a write made maxLagMs after the oldest uncommitted one commits both at once, in the same turn", () =>
-    Effect.gen(function* () {
-      const commits: Array<ReadonlyArray<string>> = []
-      const path = join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
-      yield* Effect.scoped(
-        Effect.gen(function* () {
-          const ledger = yield* makeLedger({ path, maxLagMs: 2, onCommit: (keys) => void commits.push(keys) })
-          yield* ledger.putAnswer({ key: "k0", endpoint: "chat", model: "m", tokens: 1 }, Schema.String, "a0")
-          busy(3) // the event loop stays busy: no timer or turn end could commit meanwhile
-          yield* ledger.putAnswer({ key: "k1", endpoint: "chat", model: "m", tokens: 1 }, Schema.String, "a1")
-          expect(commits).toEqual([["k0", "k1"]])
-        })
-      )
-    })
+  it.live(
+    "the ledger: a write made maxLagMs after the oldest uncommitted one commits both at once, in the same turn",
+    () =>
+      Effect.gen(function* () {
+        const commits: Array<ReadonlyArray<string>> = []
+        const path = join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const ledger = yield* makeLedger({ path, maxLagMs: 2, onCommit: (keys) => void commits.push(keys) })
+            yield* ledger.putAnswer({ key: "k0", endpoint: "chat", model: "m", tokens: 1 }, Schema.String, "a0")
+            busy(3) // the event loop stays busy: no timer or turn end could commit meanwhile
+            yield* ledger.putAnswer({ key: "k1", endpoint: "chat", model: "m", tokens: 1 }, Schema.String, "a1")
+            expect(commits).toEqual([["k0", "k1"]])
+          })
+        )
+      })
   )
 })

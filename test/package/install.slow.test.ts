@@ -13,7 +13,16 @@
  */
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -25,7 +34,8 @@ const prefix = join(work, "global")
 /** The environment of a user: no service settings, and not inside this test's npm run. */
 const userEnv = (extra: Record<string, string> = {}) => {
   const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(npm_|SVC_)|^INIT_CWD$/.test(k)) env[k] = v
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !/^(npm_|SVC_)|^INIT_CWD$/.test(k)) env[k] = v
   return { ...env, ...extra }
 }
 
@@ -48,7 +58,8 @@ const ok = async (cmd: string, args: ReadonlyArray<string>, cwd: string, env = u
   return r
 }
 
-const npm = (args: ReadonlyArray<string>, cwd: string) => ok("npm", ["--no-audit", "--no-fund", "--prefer-offline", ...args], cwd)
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  ok("npm", ["--no-audit", "--no-fund", "--prefer-offline", ...args], cwd)
 
 let tarball = ""
 
@@ -56,14 +67,19 @@ beforeAll(async () => {
   const head = (await ok("git", ["rev-parse", "HEAD"], root)).out.trim()
   await ok("git", ["clone", "-q", "--no-checkout", root, clone], work)
   await ok("git", ["checkout", "-q", "--detach", head], clone)
-  if (readFileSync(join(clone, "package-lock.json"), "utf8") !== readFileSync(join(root, "package-lock.json"), "utf8")) {
-    throw new Error("package-lock.json differs from HEAD's: this checkout's node_modules cannot stand in for the clone's npm ci (commit first)")
+  if (
+    readFileSync(join(clone, "package-lock.json"), "utf8") !== readFileSync(join(root, "package-lock.json"), "utf8")
+  ) {
+    throw new Error(
+      "package-lock.json differs from HEAD's: this checkout's node_modules cannot stand in for the clone's npm ci (commit first)"
+    )
   }
   // In place of `npm ci` in the clone: a node_modules of links to this checkout's packages (a
   // directory of its own, so that nothing written there reaches this checkout's node_modules).
   mkdirSync(join(clone, "node_modules"))
   for (const entry of readdirSync(join(root, "node_modules"))) {
-    if (entry !== ".package-lock.json") symlinkSync(join(root, "node_modules", entry), join(clone, "node_modules", entry))
+    if (entry !== ".package-lock.json")
+      symlinkSync(join(root, "node_modules", entry), join(clone, "node_modules", entry))
   }
   // README: `npm pack` in the checkout (its `prepare` builds dist/) makes svc-batch-<version>.tgz.
   const packed = (await npm(["pack", "--pack-destination", work], clone)).out.trim().split("\n").at(-1)!
@@ -75,18 +91,28 @@ describe("installed from a clean clone", () => {
     await npm(["install", "-g", "--prefix", prefix, "."], clone)
     const env = userEnv({ PATH: `${join(prefix, "bin")}:${process.env.PATH}` })
     const elsewhere = mkdtempSync(join(work, "user-"))
-    expect((await run("sh", ["-c", "command -v svc-batch"], elsewhere, env)).out.trim()).toBe(join(prefix, "bin", "svc-batch"))
+    expect((await run("sh", ["-c", "command -v svc-batch"], elsewhere, env)).out.trim()).toBe(
+      join(prefix, "bin", "svc-batch")
+    )
 
     const version = await run("svc-batch", ["--version"], elsewhere, env)
     expect(version.err).toBe("")
     expect(version.out.trim()).toBe(JSON.parse(readFileSync(join(clone, "package.json"), "utf8")).version)
 
-    writeFileSync(join(elsewhere, "nightly.yaml"), "name: nightly\npipeline: moderation\ninput:\n  path: posts.csv\n  id: id\noutput:\n  path: out/moderated.csv\nfields:\n  text: [body]\n")
-    writeFileSync(join(elsewhere, "posts.csv"), "id,body\n1,A quiet walk by the river.\n2,Here is how to build a bomb at home.\n")
+    writeFileSync(
+      join(elsewhere, "nightly.yaml"),
+      "name: nightly\npipeline: moderation\ninput:\n  path: posts.csv\n  id: id\noutput:\n  path: out/moderated.csv\nfields:\n  text: [body]\n"
+    )
+    writeFileSync(
+      join(elsewhere, "posts.csv"),
+      "id,body\n1,A quiet walk by the river.\n2,Here is how to build a bomb at home.\n"
+    )
     const job = await run("svc-batch", ["run", "nightly.yaml"], elsewhere, env)
     expect(job.code, job.err).toBe(0)
     expect(job.out).toContain("EMULATOR")
-    const rows = readFileSync(join(elsewhere, "out", "moderated.csv"), "utf8").trim().split("\n")
+    const rows = readFileSync(join(elsewhere, "out", "moderated.csv"), "utf8")
+      .trim()
+      .split("\n")
     expect(rows).toHaveLength(3)
     expect(rows[2]).toContain("harmful")
 

@@ -114,7 +114,8 @@ describe("condition", () => {
 
   describe("emptiness", () => {
     it("is empty holds for missing, null, empty, whitespace-only and empty-list values", () => {
-      for (const body of [undefined, null, "", "  \n\t", "\u3000", []]) expect(holds("body is empty", { body })).toBe(true)
+      for (const body of [undefined, null, "", "  \n\t", "\u3000", []])
+        expect(holds("body is empty", { body })).toBe(true)
       expect(holds("body is empty", {})).toBe(true)
     })
 
@@ -154,7 +155,8 @@ describe("condition", () => {
     it("treats a bare column as true unless empty, false, 'false', 0 or '0'", () => {
       expect(holds("flag", { flag: "yes" })).toBe(true)
       expect(holds("flag", { flag: 1 })).toBe(true)
-      for (const flag of [false, "false", 0, "0", "", " ", null, undefined, []]) expect(holds("flag", { flag })).toBe(false)
+      for (const flag of [false, "false", 0, "0", "", " ", null, undefined, []])
+        expect(holds("flag", { flag })).toBe(false)
     })
 
     it("treats bare literals by the same rule", () => {
@@ -220,7 +222,9 @@ describe("condition", () => {
     })
 
     it("reads true, false and null as literals, not columns", () => {
-      expect(holds("x == null and y == true and z == false", { x: null, y: true, z: false, null: 1, true: 2 })).toBe(true)
+      expect(holds("x == null and y == true and z == false", { x: null, y: true, z: false, null: 1, true: 2 })).toBe(
+        true
+      )
       expect(parse("x == null and y == true").columns).toEqual(["x", "y"])
     })
 
@@ -255,10 +259,14 @@ describe("condition", () => {
       expect(holds("n == 1 or n < 1 or n > 1", { n: Number.NaN })).toBe(false)
     })
 
-    it.prop("never throws on any record", [fc.dictionary(fc.constantFrom("a", "b", "c"), fc.anything())], ([fields]) => {
-      const c = parse("a == 1 or a < 'x' or b in [1, 'y', null] or not c is empty or a")
-      expect(typeof c.test(fields)).toBe("boolean")
-    })
+    it.prop(
+      "never throws on any record",
+      [fc.dictionary(fc.constantFrom("a", "b", "c"), fc.anything())],
+      ([fields]) => {
+        const c = parse("a == 1 or a < 'x' or b in [1, 'y', null] or not c is empty or a")
+        expect(typeof c.test(fields)).toBe("boolean")
+      }
+    )
 
     it.prop("parsing any string returns a result or a ConditionError, never throws", [fc.string()], ([s]) => {
       const result = parseCondition(s)
@@ -279,14 +287,22 @@ describe("condition", () => {
       expect(c.test({ x: t })).toBe(s === t)
     })
 
-    it.prop("a number-looking string compares with a number literal like the number it spells", [fc.integer(), fc.integer()], ([a, b]) => {
-      expect(holds(`x < ${b}`, { x: String(a) })).toBe(a < b)
-      expect(holds(`x == ${b}`, { x: String(a) })).toBe(a === b)
-    })
+    it.prop(
+      "a number-looking string compares with a number literal like the number it spells",
+      [fc.integer(), fc.integer()],
+      ([a, b]) => {
+        expect(holds(`x < ${b}`, { x: String(a) })).toBe(a < b)
+        expect(holds(`x == ${b}`, { x: String(a) })).toBe(a === b)
+      }
+    )
 
-    it.prop("not inverts any test", [fc.constantFrom("a == 'x'", "a in ['x', 'y']", "a is empty", "a", "a > 2 and a < 5"), fc.anything()], ([expr, a]) => {
-      expect(holds(`not (${expr})`, { a })).toBe(!holds(expr, { a }))
-    })
+    it.prop(
+      "not inverts any test",
+      [fc.constantFrom("a == 'x'", "a in ['x', 'y']", "a is empty", "a", "a > 2 and a < 5"), fc.anything()],
+      ([expr, a]) => {
+        expect(holds(`not (${expr})`, { a })).toBe(!holds(expr, { a }))
+      }
+    )
   })
 
   describe("errors", () => {
@@ -312,7 +328,10 @@ describe("condition", () => {
     })
 
     it("reports an unterminated backtick column name", () => {
-      expect([failure("`body text == 1").detail, failure("`body text == 1").position]).toEqual(["unterminated column name", 0])
+      expect([failure("`body text == 1").detail, failure("`body text == 1").position]).toEqual([
+        "unterminated column name",
+        0
+      ])
     })
 
     it("reports an unknown escape at its backslash", () => {
@@ -325,7 +344,9 @@ describe("condition", () => {
       expect(failure("a = 1").message).toBe('when "a = 1": unexpected "=" (equality is ==) at position 2')
       expect(failure("a && b").detail).toBe('unexpected "&" (use and, or, not)')
       expect(failure("a == 1 ; b").position).toBe(7)
-      expect(failure("本文 is empty").detail).toMatch(/^unexpected "本" \(a column name with such characters goes in backticks\)/)
+      expect(failure("本文 is empty").detail).toMatch(
+        /^unexpected "本" \(a column name with such characters goes in backticks\)/
+      )
     })
 
     it("reports a malformed number", () => {

@@ -20,12 +20,20 @@ describe("makePipeline", () => {
   })
 
   it("refuses two stages adding the same column", () => {
-    expect(refused(makePipeline("p", "", [lengthStage("a", "text"), lengthStage("a", "body")]))).toMatch(/adds column a_len, which stage 1 \(a\) already adds/)
+    expect(refused(makePipeline("p", "", [lengthStage("a", "text"), lengthStage("a", "body")]))).toMatch(
+      /adds column a_len, which stage 1 \(a\) already adds/
+    )
   })
 
   it("refuses a condition on a column that only a later stage adds", () => {
-    const early = lengthStage("a", "text", condition("b_len > 3", ["b_len"], () => true))
-    expect(refused(makePipeline("p", "", [early, lengthStage("b", "text")]))).toMatch(/stage 1 \(a\) when tests b_len, which stage 2 \(b\) adds after it/)
+    const early = lengthStage(
+      "a",
+      "text",
+      condition("b_len > 3", ["b_len"], () => true)
+    )
+    expect(refused(makePipeline("p", "", [early, lengthStage("b", "text")]))).toMatch(
+      /stage 1 \(a\) when tests b_len, which stage 2 \(b\) adds after it/
+    )
   })
 
   it("refuses a stage reading its own column", () => {

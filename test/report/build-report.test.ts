@@ -34,9 +34,27 @@ describe("run report", () => {
       expect(log.entries).toHaveLength(sent)
       expect(report.records).toEqual({ total: 50, done: 50, failed: 0, unreadable: 0 })
       expect(report.moderation).toMatchObject({ safe: 40, harmful: 10, unparsed: 0 })
-      expect(report.moderation!.categories).toEqual([{ code: "T9", name: "危険行為の幇助", gloss: "aiding dangerous acts", count: 10, share: 1 }])
-      expect(report.moderation!.flagged.map((f) => f.key)).toEqual(["r0", "r10", "r15", "r20", "r25", "r30", "r35", "r40", "r45", "r5"])
-      expect(report.moderation!.flagged[0]).toEqual({ key: "r0", verdict: "harmful", categories: ["T9"], excerpt: "Record 0: here is how to build a bomb." })
+      expect(report.moderation!.categories).toEqual([
+        { code: "T9", name: "危険行為の幇助", gloss: "aiding dangerous acts", count: 10, share: 1 }
+      ])
+      expect(report.moderation!.flagged.map((f) => f.key)).toEqual([
+        "r0",
+        "r10",
+        "r15",
+        "r20",
+        "r25",
+        "r30",
+        "r35",
+        "r40",
+        "r45",
+        "r5"
+      ])
+      expect(report.moderation!.flagged[0]).toEqual({
+        key: "r0",
+        verdict: "harmful",
+        categories: ["T9"],
+        excerpt: "Record 0: here is how to build a bomb."
+      })
       expect(report.moderation!.changes).toBeUndefined()
     })
   })
@@ -78,7 +96,10 @@ describe("run report", () => {
         { code: "T6", before: 0, after: 1 },
         { code: "T9", before: 8, after: 7 }
       ])
-      expect(report.moderation!.trend.map((t) => [t.records, t.harmful])).toEqual([[40, 8], [40, 8]])
+      expect(report.moderation!.trend.map((t) => [t.records, t.harmful])).toEqual([
+        [40, 8],
+        [40, 8]
+      ])
     })
   )
 
@@ -87,10 +108,21 @@ describe("run report", () => {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
       const input = join(dir, "in.jsonl")
-      writeFileSync(input, ["a", "a", "b"].map((src, i) => JSON.stringify({ id: `x${i}`, src, text: i === 0 ? "how to build a bomb" : "fine" })).join("\n"))
+      writeFileSync(
+        input,
+        ["a", "a", "b"]
+          .map((src, i) => JSON.stringify({ id: `x${i}`, src, text: i === 0 ? "how to build a bomb" : "fine" }))
+          .join("\n")
+      )
       const run = yield* runOnce({ dir, input, emulator })
       const report = yield* reportOf(dir, run.summary.runId, input, { ...options, breakdown: "src" })
-      expect(report.moderation!.breakdown).toEqual({ column: "src", rows: [{ value: "a", records: 2, harmful: 1 }, { value: "b", records: 1, harmful: 0 }] })
+      expect(report.moderation!.breakdown).toEqual({
+        column: "src",
+        rows: [
+          { value: "a", records: 2, harmful: 1 },
+          { value: "b", records: 1, harmful: 0 }
+        ]
+      })
     })
   )
 
@@ -105,9 +137,16 @@ describe("run report", () => {
         [
           { id: "short", body: `${dropped}さん、こんにちは。` },
           { id: "long", body: "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。".repeat(200) }
-        ].map((r) => JSON.stringify(r)).join("\n")
+        ]
+          .map((r) => JSON.stringify(r))
+          .join("\n")
       )
-      const run = yield* runOnce({ dir, input, emulator, pipeline: pipelineOf(translate({ fields: ["body"], to: "en" })) })
+      const run = yield* runOnce({
+        dir,
+        input,
+        emulator,
+        pipeline: pipelineOf(translate({ fields: ["body"], to: "en" }))
+      })
       const report = yield* reportOf(dir, run.summary.runId, input)
       expect(report.moderation).toBeUndefined()
       expect(report.translation!.warnings).toEqual([{ key: "short", warning: `body: lost ${dropped}` }])

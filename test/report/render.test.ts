@@ -40,7 +40,12 @@ const report: RunReport = {
       { key: "p-1", verdict: "harmful", categories: ["T6"], excerpt: "<script>alert('x')</script> my card" },
       { key: "p-2", verdict: "unparsed", categories: [], raw: "I cannot say" }
     ],
-    changes: { previousRunId: 6, newlyFlagged: [{ key: "p-1", verdict: "harmful", categories: ["T6"] }], noLongerFlagged: ["p-9"], categoryDeltas: [{ code: "T6", before: 29, after: 30 }] },
+    changes: {
+      previousRunId: 6,
+      newlyFlagged: [{ key: "p-1", verdict: "harmful", categories: ["T6"] }],
+      noLongerFlagged: ["p-9"],
+      categoryDeltas: [{ code: "T6", before: 29, after: 30 }]
+    },
     trend: [
       { runId: 6, startedAt: Date.UTC(2026, 10, 21, 3), records: 1200, harmful: 48 },
       { runId: 7, startedAt: Date.UTC(2026, 10, 22, 3), records: 1200, harmful: 49 }
@@ -66,21 +71,37 @@ describe("report rendering", () => {
   })
 
   it("lists flagged records in CSV", () => {
-    expect(flaggedCsv(report)).toBe("\uFEFFid,verdict,categories,text\np-1,harmful,T6,<script>alert('x')</script> my card\np-2,unparsed,,I cannot say\n")
+    expect(flaggedCsv(report)).toBe(
+      "\uFEFFid,verdict,categories,text\np-1,harmful,T6,<script>alert('x')</script> my card\np-2,unparsed,,I cannot say\n"
+    )
   })
 
   it("opens in a real browser (headless Chromium) with its figures and charts", () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-report-"))
     const page = join(dir, "report.html")
     writeFileSync(page, renderHtml(report))
-    const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", `--user-data-dir=${join(dir, "profile")}`]
-    const dom = execFileSync("chromium", [...flags, "--dump-dom", `file://${page}`], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "ignore"] })
+    const flags = [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--no-first-run",
+      `--user-data-dir=${join(dir, "profile")}`
+    ]
+    const dom = execFileSync("chromium", [...flags, "--dump-dom", `file://${page}`], {
+      encoding: "utf8",
+      timeout: 60_000,
+      stdio: ["ignore", "pipe", "ignore"]
+    })
     expect(dom).toContain("nightly — run 7")
     expect(dom).toMatch(/<td>1150<\/td><td>49<\/td><td>1<\/td>/)
     expect(dom).toContain("1</strong> newly flagged")
     expect((dom.match(/<rect /g) ?? []).length).toBe(4) // two category bars, two trend bars
     const shot = join(dir, "report.png")
-    execFileSync("chromium", [...flags, "--window-size=1100,1400", `--screenshot=${shot}`, `file://${page}`], { timeout: 60_000, stdio: "ignore" })
+    execFileSync("chromium", [...flags, "--window-size=1100,1400", `--screenshot=${shot}`, `file://${page}`], {
+      timeout: 60_000,
+      stdio: "ignore"
+    })
     expect(statSync(shot).size).toBeGreaterThan(20_000)
   }, 120_000)
 })

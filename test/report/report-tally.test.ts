@@ -17,24 +17,29 @@ const options: ReportOptions = { ...defaultReportOptions, textColumns: ["text"],
 
 describe("the report tallied by the output", () => {
   for (const outputFormat of ["jsonl", "csv"] as const) {
-    it.scopedLive(`equals the report read from the input again (${outputFormat} output: ${outputFormat === "jsonl" ? "inline" : "the output pass"})`, () =>
-      Effect.gen(function* () {
-        const emulator = yield* Emulator.make({ apiKey: KEY })
-        const dir = tempDir()
-        const input = writeCorpus(dir, 300)
-        const tally = reportTallyOfOutput(options)
-        const run = yield* runOnce({ dir, input, emulator, outputFormat, overrides: { tallies: [tally.tally] } })
-        expect(run.summary.status).toBe("finished")
-        const fed = tally.committed()
-        expect(fed).toBeDefined()
-        const [fromTally, fromInput] = yield* Effect.gen(function* () {
-          const saved = Option.getOrThrow(yield* (yield* Ledger).run(run.summary.runId))
-          return [yield* buildReport(saved, options, fed), yield* buildReport(saved, options, openSource(input, "jsonl"))] as const
-        }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
-        expect(fromTally.moderation?.harmful).toBe(60)
-        expect(fromTally.moderation?.breakdown?.rows).toHaveLength(300)
-        expect(fromTally).toEqual(fromInput)
-      })
+    it.scopedLive(
+      `equals the report read from the input again (${outputFormat} output: ${outputFormat === "jsonl" ? "inline" : "the output pass"})`,
+      () =>
+        Effect.gen(function* () {
+          const emulator = yield* Emulator.make({ apiKey: KEY })
+          const dir = tempDir()
+          const input = writeCorpus(dir, 300)
+          const tally = reportTallyOfOutput(options)
+          const run = yield* runOnce({ dir, input, emulator, outputFormat, overrides: { tallies: [tally.tally] } })
+          expect(run.summary.status).toBe("finished")
+          const fed = tally.committed()
+          expect(fed).toBeDefined()
+          const [fromTally, fromInput] = yield* Effect.gen(function* () {
+            const saved = Option.getOrThrow(yield* (yield* Ledger).run(run.summary.runId))
+            return [
+              yield* buildReport(saved, options, fed),
+              yield* buildReport(saved, options, openSource(input, "jsonl"))
+            ] as const
+          }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+          expect(fromTally.moderation?.harmful).toBe(60)
+          expect(fromTally.moderation?.breakdown?.rows).toHaveLength(300)
+          expect(fromTally).toEqual(fromInput)
+        })
     )
   }
 })

@@ -62,7 +62,10 @@ describe("TextService operations", () => {
           type: "function" as const,
           function: {
             name: "lookup_order",
-            parameters: { type: "object", properties: { order_id: { type: "string", minLength: 30 }, qty: { type: "integer" } } }
+            parameters: {
+              type: "object",
+              properties: { order_id: { type: "string", minLength: 30 }, qty: { type: "integer" } }
+            }
           }
         }
       ]
@@ -71,7 +74,9 @@ describe("TextService operations", () => {
       const streamed = yield* svc.chatStreamed(input)
       expect(streamed.choices[0]!.finish_reason).toBe("tool_calls")
       expect(streamed.choices[0]!.message.tool_calls).toEqual(plain.choices[0]!.message.tool_calls)
-      expect(JSON.parse(streamed.choices[0]!.message.tool_calls[0]!.function.arguments).order_id.length).toBeGreaterThanOrEqual(30)
+      expect(
+        JSON.parse(streamed.choices[0]!.message.tool_calls[0]!.function.arguments).order_id.length
+      ).toBeGreaterThanOrEqual(30)
     }).pipe(Effect.provide(clientLayer()))
   )
 
@@ -103,14 +108,22 @@ describe("TextService operations", () => {
   it.scopedLive("chatJson validates structured output against the schema", () =>
     Effect.gen(function* () {
       const svc = yield* TextService
-      const schema = { type: "object", properties: { label: { type: "string", enum: ["pos", "neg"] } }, required: ["label"] }
+      const schema = {
+        type: "object",
+        properties: { label: { type: "string", enum: ["pos", "neg"] } },
+        required: ["label"]
+      }
       const { value } = yield* svc.chatJson({
         model: "svc3-mini",
         messages: user("classify: great product"),
         response_format: { type: "json_schema", json_schema: { name: "label", schema } }
       })
       expect(["pos", "neg"]).toContain((value as { label: string }).label)
-      const obj = yield* svc.chatJson({ model: "svc3-mini", messages: user("x"), response_format: { type: "json_object" } })
+      const obj = yield* svc.chatJson({
+        model: "svc3-mini",
+        messages: user("x"),
+        response_format: { type: "json_object" }
+      })
       expect(typeof obj.value).toBe("object")
     }).pipe(Effect.provide(clientLayer()))
   )
@@ -118,7 +131,11 @@ describe("TextService operations", () => {
   it.scopedLive("rerank, embed and translate decode their responses", () =>
     Effect.gen(function* () {
       const svc = yield* TextService
-      const r = yield* svc.rerank({ model: "svc3-rerank", query: "tea", documents: ["coffee beans", "green tea leaves"] })
+      const r = yield* svc.rerank({
+        model: "svc3-rerank",
+        query: "tea",
+        documents: ["coffee beans", "green tea leaves"]
+      })
       expect(r.data[0].result[0]!.document_id).toBe(1)
       const e = yield* svc.embed({ model: "svc3-embedding", input: "tea", task_type: "RETRIEVAL_QUERY" })
       expect(e.data[0].embedding).toHaveLength(1536)
@@ -129,7 +146,8 @@ describe("TextService operations", () => {
 })
 
 describe("TextService errors", () => {
-  const tagOf = <E extends { _tag: string }>(e: Either.Either<unknown, E>) => (Either.isLeft(e) ? e.left._tag : "success")
+  const tagOf = <E extends { _tag: string }>(e: Either.Either<unknown, E>) =>
+    Either.isLeft(e) ? e.left._tag : "success"
 
   it.scopedLive("a request breaking a documented limit fails InvalidRequestError and is never sent", () => {
     const log = requestLog()
@@ -276,13 +294,22 @@ describe("TextService errors", () => {
 })
 
 describe("TextService client messages", () => {
-  const sseBody = (chunks: ReadonlyArray<unknown>) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n"
-  const chunkOf = (choices: ReadonlyArray<unknown>) => ({ id: "c1", object: "chat.completion.chunk", created: 1, model: "svc3-mini", choices })
+  const sseBody = (chunks: ReadonlyArray<unknown>) =>
+    chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n"
+  const chunkOf = (choices: ReadonlyArray<unknown>) => ({
+    id: "c1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "svc3-mini",
+    choices
+  })
 
   it.scopedLive("too many stop strings names the limit of 4", () =>
     Effect.gen(function* () {
       const svc = yield* TextService
-      const error = yield* Effect.flip(svc.chat({ model: "svc3-mini", messages: user("hi"), stop: ["a", "b", "c", "d", "e"] }))
+      const error = yield* Effect.flip(
+        svc.chat({ model: "svc3-mini", messages: user("hi"), stop: ["a", "b", "c", "d", "e"] })
+      )
       expect(error._tag).toBe("InvalidRequestError")
       expect(error.message).toContain("at most 4 stop strings; got 5")
     }).pipe(Effect.provide(clientLayer()))
@@ -295,7 +322,9 @@ describe("TextService client messages", () => {
       const error = yield* Effect.flip(svc.translate({ text: "hi", source_lang: "fr" as any, target_lang: "ja" }))
       expect(error.message).toContain('source_lang: Expected one of "ja", "en", actual "fr"')
       const task = yield* Effect.flip(svc.embed({ model: "svc3-embedding", input: "x", task_type: "SUMMARY" as any }))
-      expect(task.message).toContain('"RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "RETRIEVAL_QUERY", "QUESTION_ANSWERING", "FACT_VERIFICATION", "CLASSIFICATION", "CLUSTERING"')
+      expect(task.message).toContain(
+        '"RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "RETRIEVAL_QUERY", "QUESTION_ANSWERING", "FACT_VERIFICATION", "CLASSIFICATION", "CLUSTERING"'
+      )
     }).pipe(Effect.provide(clientLayer()))
   )
 
@@ -329,9 +358,16 @@ describe("TextService client messages", () => {
       expect(error.message).toContain("no finish chunk for choice 0")
     }).pipe(
       Effect.provide(
-        fixedServer(200, sseBody([chunkOf([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), chunkOf([{ index: 0, delta: { content: "Hel" }, finish_reason: null }])]), {
-          "content-type": "text/event-stream"
-        })
+        fixedServer(
+          200,
+          sseBody([
+            chunkOf([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
+            chunkOf([{ index: 0, delta: { content: "Hel" }, finish_reason: null }])
+          ]),
+          {
+            "content-type": "text/event-stream"
+          }
+        )
       )
     )
   )
@@ -340,15 +376,39 @@ describe("TextService client messages", () => {
     Effect.gen(function* () {
       const svc = yield* TextService
       const c = yield* svc.chatStreamed({ model: "svc3-mini", messages: user("weather?") })
-      expect(c.choices[0]!.message.tool_calls[0]!.function).toEqual({ name: "get_weather", arguments: '{"city":"Osaka"}' })
+      expect(c.choices[0]!.message.tool_calls[0]!.function).toEqual({
+        name: "get_weather",
+        arguments: '{"city":"Osaka"}'
+      })
     }).pipe(
       Effect.provide(
         fixedServer(
           200,
           sseBody([
             chunkOf([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
-            chunkOf([{ index: 0, delta: { tool_calls: [{ index: 0, id: "chatcmpl-tool-1", type: "function", function: { name: "get_weather", arguments: '{"city":' } }] }, finish_reason: null }]),
-            chunkOf([{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: "get_weather", arguments: '"Osaka"}' } }] }, finish_reason: null }]),
+            chunkOf([
+              {
+                index: 0,
+                delta: {
+                  tool_calls: [
+                    {
+                      index: 0,
+                      id: "chatcmpl-tool-1",
+                      type: "function",
+                      function: { name: "get_weather", arguments: '{"city":' }
+                    }
+                  ]
+                },
+                finish_reason: null
+              }
+            ]),
+            chunkOf([
+              {
+                index: 0,
+                delta: { tool_calls: [{ index: 0, function: { name: "get_weather", arguments: '"Osaka"}' } }] },
+                finish_reason: null
+              }
+            ]),
             chunkOf([{ index: 0, delta: {}, finish_reason: "tool_calls" }])
           ]),
           { "content-type": "text/event-stream" }

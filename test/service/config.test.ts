@@ -13,7 +13,10 @@ describe("service configuration", () => {
   it.effect("reads .env, with the environment taking precedence", () =>
     Effect.gen(function* () {
       const dir = mkdtempSync(join(tmpdir(), "svc-env-"))
-      writeFileSync(join(dir, ".env"), "SVC_BASE_URL=http://from-file:1\nSVC_API_KEY=file-key-123\nSVC_TIMEOUT_MS=1500\n")
+      writeFileSync(
+        join(dir, ".env"),
+        "SVC_BASE_URL=http://from-file:1\nSVC_API_KEY=file-key-123\nSVC_TIMEOUT_MS=1500\n"
+      )
       const before = process.env.SVC_BASE_URL
       process.env.SVC_BASE_URL = "http://from-env:2"
       try {
@@ -31,7 +34,8 @@ describe("service configuration", () => {
   it("never prints the key", () => {
     const s = ServiceConfig.make({ baseUrl: "http://x/", apiKey: "sk-very-secret" })
     expect(s.baseUrl).toBe("http://x")
-    for (const shown of [String(s.apiKey), JSON.stringify(s), inspect(s, { depth: 5 })]) expect(shown).not.toContain("sk-very-secret")
+    for (const shown of [String(s.apiKey), JSON.stringify(s), inspect(s, { depth: 5 })])
+      expect(shown).not.toContain("sk-very-secret")
   })
 })
 
@@ -49,7 +53,10 @@ describe("TextService.layerFromEnv", () => {
         }).pipe(Effect.provide(TextService.layerFromEnv))
         expect(t.translated_text.length).toBeGreaterThan(0)
       } finally {
-        for (const [k, v] of [["SVC_BASE_URL", saved.url], ["SVC_API_KEY", saved.key]] as const) {
+        for (const [k, v] of [
+          ["SVC_BASE_URL", saved.url],
+          ["SVC_API_KEY", saved.key]
+        ] as const) {
           if (v === undefined) delete process.env[k]
           else process.env[k] = v
         }

@@ -18,7 +18,9 @@ describe("httpClientLayer", () => {
       const svc = yield* Effect.provide(TextService, context)
       expect(loads.count).toBe(0)
       const answers = yield* Effect.all(
-        Array.from({ length: 4 }, (_, i) => svc.chat({ model: "svc3-guard", messages: [{ role: "user", content: `text ${i}` }] })),
+        Array.from({ length: 4 }, (_, i) =>
+          svc.chat({ model: "svc3-guard", messages: [{ role: "user", content: `text ${i}` }] })
+        ),
         { concurrency: 4 }
       )
       expect(answers).toHaveLength(4)

@@ -5,7 +5,8 @@ import type { ChatCompletionChunk } from "../../src/service/schemas/chat.ts"
 import { assembleChunks, decodeChatStream } from "../../src/service/sse.ts"
 
 const base = { id: "c1", object: "chat.completion.chunk", created: 1, model: "svc3-mini" }
-const chunk = (choices: Array<unknown>, extra: Record<string, unknown> = {}) => JSON.stringify({ ...base, choices, ...extra })
+const chunk = (choices: Array<unknown>, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ ...base, choices, ...extra })
 const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }
 const events = [
   chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
@@ -42,7 +43,10 @@ describe("decodeChatStream", () => {
 
   it.effect("handles events split across writes at every byte, CRLF line ends and comment lines", () =>
     Effect.gen(function* () {
-      const body = ": keep-alive comment\r\n\r\n" + events.map((e) => `data: ${e}\r\n\r\n`).join(": ping\r\n\r\n") + "data: [DONE]\r\n\r\n"
+      const body =
+        ": keep-alive comment\r\n\r\n" +
+        events.map((e) => `data: ${e}\r\n\r\n`).join(": ping\r\n\r\n") +
+        "data: [DONE]\r\n\r\n"
       for (const size of [1, 2, 3, 7, 64]) {
         const result = yield* decodeChatStream("chat", Stream.fromIterable(splitBytes(body, size))).pipe(
           Stream.runCollect,
@@ -58,7 +62,8 @@ describe("decodeChatStream", () => {
     Effect.gen(function* () {
       const result = yield* run(events.slice(0, 3).map((e) => `data: ${e}\n\n`))
       expect(Either.isLeft(result) && result.left._tag).toBe("IncompleteStreamError")
-      if (Either.isLeft(result) && result.left._tag === "IncompleteStreamError") expect(result.left.chunksReceived).toBe(3)
+      if (Either.isLeft(result) && result.left._tag === "IncompleteStreamError")
+        expect(result.left.chunksReceived).toBe(3)
       const empty = yield* run([])
       expect(Either.isLeft(empty) && empty.left._tag).toBe("IncompleteStreamError")
     })
@@ -90,7 +95,17 @@ describe("assembleChunks", () => {
       chunk([{ index: 1, delta: { role: "assistant", content: "" }, finish_reason: null }]),
       chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
       chunk([{ index: 0, delta: { content: "A1 " }, finish_reason: null }]),
-      chunk([{ index: 1, delta: { tool_calls: [{ index: 0, id: "chatcmpl-tool-x", type: "function", function: { name: "f", arguments: '{"a":' } }] }, finish_reason: null }]),
+      chunk([
+        {
+          index: 1,
+          delta: {
+            tool_calls: [
+              { index: 0, id: "chatcmpl-tool-x", type: "function", function: { name: "f", arguments: '{"a":' } }
+            ]
+          },
+          finish_reason: null
+        }
+      ]),
       chunk([{ index: 0, delta: { content: "A2" }, finish_reason: null }]),
       chunk([{ index: 1, delta: { tool_calls: [{ index: 0, function: { arguments: "1}" } }] }, finish_reason: null }]),
       chunk([{ index: 0, delta: {}, finish_reason: "length" }]),

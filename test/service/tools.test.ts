@@ -38,7 +38,10 @@ describe("chatWithTools", () => {
     Effect.gen(function* () {
       const svc = yield* TextService
       const error = yield* Effect.flip(
-        svc.chatWithTools({ model: "svc3-mini", messages: [{ role: "user", content: "weather?" }], tools: [weatherTool] }, {})
+        svc.chatWithTools(
+          { model: "svc3-mini", messages: [{ role: "user", content: "weather?" }], tools: [weatherTool] },
+          {}
+        )
       )
       expect(error._tag).toBe("ToolCallError")
     }).pipe(Effect.provide(clientLayer()))
@@ -48,7 +51,12 @@ describe("chatWithTools", () => {
     Effect.gen(function* () {
       const svc = yield* TextService
       const trip = yield* svc.chatWithTools(
-        { model: "svc3-mini", messages: [{ role: "user", content: "tell me a joke" }], tools: [weatherTool], tool_choice: "auto" },
+        {
+          model: "svc3-mini",
+          messages: [{ role: "user", content: "tell me a joke" }],
+          tools: [weatherTool],
+          tool_choice: "auto"
+        },
         { get_weather: () => Effect.succeed("never") }
       )
       expect(trip.toolCalls).toBe(0)

@@ -9,9 +9,16 @@ import { ChatRequest } from "../../src/service/schemas/chat.ts"
 import { chatShape, prepareBody } from "../../src/service/validate.ts"
 
 const chat = () => prepareBody("chat", "/v1/chat/completions", ChatRequest, chatShape)
-const user = (content: string) => ({ model: "svc3-guard", messages: [{ role: "user", content }], max_completion_tokens: 64 })
+const user = (content: string) => ({
+  model: "svc3-guard",
+  messages: [{ role: "user", content }],
+  max_completion_tokens: 64
+})
 const outcome = (e: Effect.Effect<string, { readonly message: string }>) =>
-  Either.match(Effect.runSync(Effect.either(e)), { onLeft: (error) => `refused: ${error.message}`, onRight: (body) => `sent: ${body}` })
+  Either.match(Effect.runSync(Effect.either(e)), {
+    onLeft: (error) => `refused: ${error.message}`,
+    onRight: (body) => `sent: ${body}`
+  })
 
 describe("prepareBody with a shape cache", () => {
   it("a request of a shape already validated is sent with its own text", () => {
@@ -39,9 +46,13 @@ describe("prepareBody with a shape cache", () => {
   it("a request of another shape is decoded strictly: an out-of-range value or an unlisted field is still refused", () => {
     const prepare = chat()
     expect(outcome(prepare(user("valid")))).toMatch(/^sent/)
-    expect(outcome(prepare({ ...user("valid"), max_completion_tokens: 0 }))).toMatch(/^refused: .*max_completion_tokens/)
+    expect(outcome(prepare({ ...user("valid"), max_completion_tokens: 0 }))).toMatch(
+      /^refused: .*max_completion_tokens/
+    )
     expect(outcome(prepare({ ...user("valid"), logprobs: true }))).toMatch(/^refused: .*logprobs/)
-    expect(outcome(prepare({ model: "svc3-guard", messages: [{ role: "user", content: null }], max_completion_tokens: 64 }))).toMatch(/^refused: .*content/)
+    expect(
+      outcome(prepare({ model: "svc3-guard", messages: [{ role: "user", content: null }], max_completion_tokens: 64 }))
+    ).toMatch(/^refused: .*content/)
     expect(outcome(prepare({ ...user("valid"), tool_choice: "auto" }))).toMatch(/^refused: .*tool_choice/)
   })
 
@@ -49,13 +60,17 @@ describe("prepareBody with a shape cache", () => {
     const prepare = chat()
     const bad = { ...user("x"), temperature: 3 }
     expect(outcome(prepare(bad))).toMatch(/^refused: .*temperature/)
-    expect(outcome(prepare({ ...bad, messages: [{ role: "user", content: "another text" }] }))).toMatch(/^refused: .*temperature/)
+    expect(outcome(prepare({ ...bad, messages: [{ role: "user", content: "another text" }] }))).toMatch(
+      /^refused: .*temperature/
+    )
   })
 
   it("the body limit is checked for every request, also of a remembered shape", () => {
     const prepare = chat()
     expect(outcome(prepare(user("short")))).toMatch(/^sent/)
-    expect(outcome(prepare(user("x".repeat(Limits.bodyBytes))))).toMatch(/^refused: .*request body is \d+ bytes; at most/)
+    expect(outcome(prepare(user("x".repeat(Limits.bodyBytes))))).toMatch(
+      /^refused: .*request body is \d+ bytes; at most/
+    )
   })
 
   it("gives the same verdict as the strict decode alone over a mix of requests", () => {
@@ -65,7 +80,13 @@ describe("prepareBody with a shape cache", () => {
     for (let i = 0; i < 40; i++) {
       const base = user(`text ${i}`)
       requests.push(
-        i % 7 === 0 ? { ...base, n: 6 } : i % 5 === 0 ? { ...base, messages: [{ role: "tool", content: `r${i}` }] } : i % 3 === 0 ? { ...base, model: "" } : base
+        i % 7 === 0
+          ? { ...base, n: 6 }
+          : i % 5 === 0
+            ? { ...base, messages: [{ role: "tool", content: `r${i}` }] }
+            : i % 3 === 0
+              ? { ...base, model: "" }
+              : base
       )
     }
     for (const r of requests) expect(outcome(cached(r))).toBe(outcome(strict(r)))

@@ -11,18 +11,30 @@ import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir } from "../engine/run-helpers.ts"
 
 const LIMIT = 1000
-const long = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} describes river ${i % 17} and the bridge at mile ${i * 3}.`).join(" ")
+const long = Array.from(
+  { length: 400 },
+  (_, i) => `Paragraph ${i} describes river ${i % 17} and the bridge at mile ${i * 3}.`
+).join(" ")
 
 const writeInput = (dir: string) => {
   const path = join(dir, "in.jsonl")
-  writeFileSync(path, [{ id: "short", body: "A short note about rivers." }, { id: "long", body: long }].map((r) => JSON.stringify(r)).join("\n") + "\n")
+  writeFileSync(
+    path,
+    [
+      { id: "short", body: "A short note about rivers." },
+      { id: "long", body: long }
+    ]
+      .map((r) => JSON.stringify(r))
+      .join("\n") + "\n"
+  )
   return path
 }
 
 const closeTo = (actual: ReadonlyArray<number>, expected: ReadonlyArray<number>) => {
   expect(actual).toHaveLength(expected.length)
   // Float32 in the ledger: ~7 significant digits.
-  for (let i = 0; i < expected.length; i++) expect(Math.abs(actual[i]! - expected[i]!)).toBeLessThan(1e-6 + Math.abs(expected[i]!) * 1e-6)
+  for (let i = 0; i < expected.length; i++)
+    expect(Math.abs(actual[i]! - expected[i]!)).toBeLessThan(1e-6 + Math.abs(expected[i]!) * 1e-6)
 }
 
 const runWith = (policy: LongPolicy, outputFormat = "jsonl") => {
@@ -31,7 +43,13 @@ const runWith = (policy: LongPolicy, outputFormat = "jsonl") => {
     const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
     const dir = tempDir()
     const input = writeInput(dir)
-    const run = yield* runOnce({ dir, input, emulator, outputFormat, pipeline: pipelineOf(embed({ field: "body", long: policy, maxTokensPerCall: LIMIT })) })
+    const run = yield* runOnce({
+      dir,
+      input,
+      emulator,
+      outputFormat,
+      pipeline: pipelineOf(embed({ field: "body", long: policy, maxTokensPerCall: LIMIT }))
+    })
     return { run, log }
   })
 }
@@ -72,10 +90,22 @@ describe("embed run", () => {
       const { run } = yield* runWith("chunks")
       const out = readJsonl(run.output)
       expect(out).toHaveLength(1 + chunks.length)
-      expect(out[0]).toMatchObject({ id: "short", chunk_index: 0, chunk_start: 0, chunk_end: 26, chunk_text: "A short note about rivers." })
+      expect(out[0]).toMatchObject({
+        id: "short",
+        chunk_index: 0,
+        chunk_start: 0,
+        chunk_end: 26,
+        chunk_text: "A short note about rivers."
+      })
       const rows = out.slice(1)
       rows.forEach((row, i) => {
-        expect(row).toMatchObject({ id: "long", chunk_index: i, chunk_start: chunks[i]!.start, chunk_end: chunks[i]!.end, chunk_text: chunks[i]!.text })
+        expect(row).toMatchObject({
+          id: "long",
+          chunk_index: i,
+          chunk_start: chunks[i]!.start,
+          chunk_end: chunks[i]!.end,
+          chunk_text: chunks[i]!.text
+        })
         expect([...long].slice(row.chunk_start as number, row.chunk_end as number).join("")).toBe(row.chunk_text)
         closeTo(row.embedding as Array<number>, emulatedEmbedding(chunks[i]!.text, "RETRIEVAL_DOCUMENT"))
       })
@@ -86,13 +116,17 @@ describe("embed run", () => {
     Effect.gen(function* () {
       const { run } = yield* runWith("mean", "parquet")
       const rows = yield* Effect.promise(() =>
-        duck(`SELECT id, typeof(embedding) AS t, len(embedding) AS n, embedding[1] AS first FROM read_parquet('${run.output}') ORDER BY id`)
+        duck(
+          `SELECT id, typeof(embedding) AS t, len(embedding) AS n, embedding[1] AS first FROM read_parquet('${run.output}') ORDER BY id`
+        )
       )
       expect(rows.map((r) => [r.id, r.t, Number(r.n)])).toEqual([
         ["long", "FLOAT[]", 1536],
         ["short", "FLOAT[]", 1536]
       ])
-      expect(Math.abs(Number(rows[1]!.first) - emulatedEmbedding("A short note about rivers.", "RETRIEVAL_DOCUMENT")[0]!)).toBeLessThan(1e-6)
+      expect(
+        Math.abs(Number(rows[1]!.first) - emulatedEmbedding("A short note about rivers.", "RETRIEVAL_DOCUMENT")[0]!)
+      ).toBeLessThan(1e-6)
     })
   )
 })

@@ -11,7 +11,8 @@ import { stageFromEntry } from "../../pipelines/index.ts"
 import { Schema } from "effect"
 import { preparation, refusal } from "./prepare-result.ts"
 
-const prose = (n: number) => Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about gardens, rivers and 🌸 blossoms.`).join(" ")
+const prose = (n: number) =>
+  Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about gardens, rivers and 🌸 blossoms.`).join(" ")
 
 describe("embeddingChunks", () => {
   it("keeps a text that fits in bytes whole, without tokenizing", () => {
@@ -38,10 +39,26 @@ describe("embeddingChunks", () => {
 
 describe("weightedMean", () => {
   it("weighs each vector by its tokens", () => {
-    expect(weightedMean([[1, 0], [0, 1]], [3, 1])).toEqual([0.75, 0.25])
+    expect(
+      weightedMean(
+        [
+          [1, 0],
+          [0, 1]
+        ],
+        [3, 1]
+      )
+    ).toEqual([0.75, 0.25])
   })
   it("averages plainly when no weight is given", () => {
-    expect(weightedMean([[2, 0], [0, 2]], [0, 0])).toEqual([1, 1])
+    expect(
+      weightedMean(
+        [
+          [2, 0],
+          [0, 2]
+        ],
+        [0, 0]
+      )
+    ).toEqual([1, 1])
   })
 })
 
@@ -60,13 +77,20 @@ const strictService = (limit: number, calls: Array<string>) =>
       calls.push(input.input)
       const tokens = countTokens(input.input)
       return tokens > limit
-        ? Effect.fail(new BadRequestError({ endpoint: "embeddings", serviceMessage: `input is ${tokens} tokens; at most ${limit}` }))
+        ? Effect.fail(
+            new BadRequestError({
+              endpoint: "embeddings",
+              serviceMessage: `input is ${tokens} tokens; at most ${limit}`
+            })
+          )
         : Effect.succeed({
             id: "e",
             object: "list",
             created: 0,
             model: input.model,
-            data: [{ object: "embedding", index: 0, embedding: emulatedEmbedding(input.input, input.task_type) }] as const,
+            data: [
+              { object: "embedding", index: 0, embedding: emulatedEmbedding(input.input, input.task_type) }
+            ] as const,
             usage: { prompt_tokens: tokens, total_tokens: tokens }
           })
     }
@@ -119,7 +143,15 @@ describe("embed stage", () => {
   })
 
   it("accepts every task type of §4.5", () => {
-    for (const t of ["RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "RETRIEVAL_QUERY", "QUESTION_ANSWERING", "FACT_VERIFICATION", "CLASSIFICATION", "CLUSTERING"]) {
+    for (const t of [
+      "RETRIEVAL_DOCUMENT",
+      "SEMANTIC_SIMILARITY",
+      "RETRIEVAL_QUERY",
+      "QUESTION_ANSWERING",
+      "FACT_VERIFICATION",
+      "CLASSIFICATION",
+      "CLUSTERING"
+    ]) {
       expect(Either.isRight(stageFromEntry(embedStage, { field: "body", task_type: t }, "job.yaml", 0))).toBe(true)
     }
   })

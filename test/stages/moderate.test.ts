@@ -61,7 +61,9 @@ describe("moderate stage", () => {
   })
 
   it("combines chunk verdicts: harmful if any part is, union of codes, raw kept when unparseable", () => {
-    expect(assemble(["安全", "安全"])).toEqual([{ moderation_verdict: "safe", moderation_categories: "", moderation_raw: "" }])
+    expect(assemble(["安全", "安全"])).toEqual([
+      { moderation_verdict: "safe", moderation_categories: "", moderation_raw: "" }
+    ])
     expect(assemble(["安全", "有害\nT9, T2", "有害\nT2"])).toEqual([
       { moderation_verdict: "harmful", moderation_categories: "T2,T9", moderation_raw: "" }
     ])

@@ -4,7 +4,11 @@ import { lostPlaceholders, placeholders } from "../../src/stages/placeholders.ts
 
 describe("placeholders", () => {
   it("finds every kind, in order", () => {
-    expect(placeholders("Hi {name}, {{count}} new for ${user}: %s and %1$d at 3.5% — see `npm ci`, https://x.io/a?b=1. Mail a@b.co or call 1,200")).toEqual([
+    expect(
+      placeholders(
+        "Hi {name}, {{count}} new for ${user}: %s and %1$d at 3.5% — see `npm ci`, https://x.io/a?b=1. Mail a@b.co or call 1,200"
+      )
+    ).toEqual([
       "{name}",
       "{{count}}",
       "${user}",
@@ -29,7 +33,9 @@ describe("placeholders", () => {
   it("names what the translation lost, counting repeats", () => {
     expect(lostPlaceholders("{a} {a} {b}", "{a} {b}")).toEqual(["{a}"])
     expect(lostPlaceholders("{name}さん、%s件", "{name}, %s items")).toEqual([])
-    expect(lostPlaceholders("https://example.com/help を見て", "See the help page.")).toEqual(["https://example.com/help"])
+    expect(lostPlaceholders("https://example.com/help を見て", "See the help page.")).toEqual([
+      "https://example.com/help"
+    ])
   })
 
   it("matches numbers across thousands separators and full-width digits", () => {

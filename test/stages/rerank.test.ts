@@ -8,7 +8,11 @@ import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 
 const words = ["river", "bridge", "harbour", "crane", "lighthouse", "ferry", "canal", "dock", "pier"]
-const candidates = (n: number) => Array.from({ length: n }, (_, i) => `Candidate ${i} mentions the ${words[i % words.length]} and the ${words[(i * 5) % words.length]}.`)
+const candidates = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => `Candidate ${i} mentions the ${words[i % words.length]} and the ${words[(i * 5) % words.length]}.`
+  )
 
 const writeInput = writeRecords
 
@@ -20,7 +24,12 @@ describe("rerank run", () => {
       const dir = tempDir()
       const list = candidates(45)
       const input = writeInput(dir, [{ id: "q1", query: "the ferry at the harbour", docs: list }])
-      const run = yield* runOnce({ dir, input, emulator, pipeline: pipelineOf(rerank({ query: "query", candidates: "docs" })) })
+      const run = yield* runOnce({
+        dir,
+        input,
+        emulator,
+        pipeline: pipelineOf(rerank({ query: "query", candidates: "docs" }))
+      })
       expect(run.summary).toMatchObject({ status: "finished", done: 1, failed: 0 })
       const calls = log.entries.filter((e) => e.path === "/v1/rerank")
       expect(calls).toHaveLength(3)
@@ -43,12 +52,19 @@ describe("rerank run", () => {
       const huge = "lighthouse ".repeat(9000)
       const list = [...candidates(5), huge, ""]
       const input = writeInput(dir, [{ id: "q1", query: "lighthouse", docs: JSON.stringify(list) }])
-      const run = yield* runOnce({ dir, input, emulator, pipeline: pipelineOf(rerank({ query: "query", candidates: "docs", top_n: 3 })) })
+      const run = yield* runOnce({
+        dir,
+        input,
+        emulator,
+        pipeline: pipelineOf(rerank({ query: "query", candidates: "docs", top_n: 3 }))
+      })
       const out = readJsonl(run.output)[0]!
       const ranked = out.rerank_ranked as Array<{ index: number }>
       expect(ranked).toHaveLength(3)
       expect(ranked.map((r) => r.index)).not.toContain(5)
-      expect(String(out.rerank_warnings)).toMatch(/^candidate 5: query plus candidate is \d+ tokens \(over 8000\), not ranked; candidate 6: empty, not ranked$/)
+      expect(String(out.rerank_warnings)).toMatch(
+        /^candidate 5: query plus candidate is \d+ tokens \(over 8000\), not ranked; candidate 6: empty, not ranked$/
+      )
       expect(run.counters.stages).toEqual({ rerank_excluded: 2 })
     })
   )
@@ -69,6 +85,15 @@ describe("rerank options", () => {
     expect(Either.isLeft(r) && r.left.message).toBe(
       "job.yaml: stages.2.rerank.query_instruction: required when task_type is CUSTOMIZE (the service refuses CUSTOMIZE without it)"
     )
-    expect(Either.isRight(stageFromEntry(rerankStage, { query: "q", candidates: "c", task_type: "CUSTOMIZE", query_instruction: "FAQ search" }, "job.yaml", 2))).toBe(true)
+    expect(
+      Either.isRight(
+        stageFromEntry(
+          rerankStage,
+          { query: "q", candidates: "c", task_type: "CUSTOMIZE", query_instruction: "FAQ search" },
+          "job.yaml",
+          2
+        )
+      )
+    ).toBe(true)
   })
 })

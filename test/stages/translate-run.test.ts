@@ -12,11 +12,20 @@ import { pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../engine
 
 const writeJsonl = writeRecords
 
-const subjects = ["吾輩は猫である", "名前はまだ無い", "どこで生れたかとんと見当がつかぬ", "薄暗い所で泣いていた", "書生という人間を見た"]
+const subjects = [
+  "吾輩は猫である",
+  "名前はまだ無い",
+  "どこで生れたかとんと見当がつかぬ",
+  "薄暗い所で泣いていた",
+  "書生という人間を見た"
+]
 const endings = ["と思った", "と聞いた", "らしい", "ようだ", "のである", "かもしれない", "と記憶している"]
 /** Japanese prose of `n` sentences (35 distinct, so chunks differ) in paragraphs of 40, no spaces. */
 const longJapanese = (n: number) =>
-  Array.from({ length: n }, (_, i) => `${subjects[i % 5]}${endings[Math.floor(i / 5) % 7]}。${(i + 1) % 40 === 0 ? "\n\n" : ""}`)
+  Array.from(
+    { length: n },
+    (_, i) => `${subjects[i % 5]}${endings[Math.floor(i / 5) % 7]}。${(i + 1) % 40 === 0 ? "\n\n" : ""}`
+  )
     .join("")
     .trim()
 
@@ -65,29 +74,41 @@ describe("translate run", () => {
     })
   })
 
-  it.scopedLive("a record stopped mid-way keeps its finished chunks: the rerun asks only the rest", () => {
-    const log = requestLog()
-    return Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 150, onRequest: log.onRequest })
-      const dir = tempDir()
-      const input = writeJsonl(dir, [{ id: "long", body: longJapanese(1600) }])
-      const stop = yield* Deferred.make<void>()
-      // One request at a time, so the stop lands with some chunks done and others not yet asked.
-      yield* Effect.forkScoped(Effect.sleep(Duration.millis(500)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined))))
-      const first = yield* runOnce({ dir, input, emulator, pipeline: toEnglish, overrides: { maxConcurrency: 1, stop: Deferred.await(stop), grace: Duration.zero } })
-      expect(first.summary.status).toBe("interrupted")
-      const answeredBefore = first.counters.requests
-      expect(answeredBefore).toBeGreaterThan(0)
-      const second = yield* runOnce({ dir, input, emulator, pipeline: toEnglish })
-      expect(second.summary).toMatchObject({ status: "finished", resumed: true, done: 1 })
-      const total = second.counters.requests + second.counters.cacheHits
-      expect(second.counters.cacheHits).toBeGreaterThanOrEqual(answeredBefore - 1)
-      expect(second.counters.requests).toBeLessThan(total)
-      // No chunk was answered twice, except at most the one in flight at the stop.
-      const hashes = log.entries.map((e) => e.bodyHash)
-      expect(hashes.length - new Set(hashes).size).toBeLessThanOrEqual(1)
-    })
-  }, 30_000)
+  it.scopedLive(
+    "a record stopped mid-way keeps its finished chunks: the rerun asks only the rest",
+    () => {
+      const log = requestLog()
+      return Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ apiKey: KEY, latencyMs: 150, onRequest: log.onRequest })
+        const dir = tempDir()
+        const input = writeJsonl(dir, [{ id: "long", body: longJapanese(1600) }])
+        const stop = yield* Deferred.make<void>()
+        // One request at a time, so the stop lands with some chunks done and others not yet asked.
+        yield* Effect.forkScoped(
+          Effect.sleep(Duration.millis(500)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined)))
+        )
+        const first = yield* runOnce({
+          dir,
+          input,
+          emulator,
+          pipeline: toEnglish,
+          overrides: { maxConcurrency: 1, stop: Deferred.await(stop), grace: Duration.zero }
+        })
+        expect(first.summary.status).toBe("interrupted")
+        const answeredBefore = first.counters.requests
+        expect(answeredBefore).toBeGreaterThan(0)
+        const second = yield* runOnce({ dir, input, emulator, pipeline: toEnglish })
+        expect(second.summary).toMatchObject({ status: "finished", resumed: true, done: 1 })
+        const total = second.counters.requests + second.counters.cacheHits
+        expect(second.counters.cacheHits).toBeGreaterThanOrEqual(answeredBefore - 1)
+        expect(second.counters.requests).toBeLessThan(total)
+        // No chunk was answered twice, except at most the one in flight at the stop.
+        const hashes = log.entries.map((e) => e.bodyHash)
+        expect(hashes.length - new Set(hashes).size).toBeLessThanOrEqual(1)
+      })
+    },
+    30_000
+  )
 
   it.scopedLive("a failed chunk fails the record with its index; the retry asks only the failed chunks", () => {
     const log = requestLog()
@@ -135,7 +156,10 @@ describe("translate run", () => {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
       const passed = Either.getOrThrow(parseCondition("moderation_verdict == 'safe'"))
-      const pipeline = pipelineOf(moderate({ fields: ["body"] }), translate({ fields: ["body"], to: "en", when: passed }))
+      const pipeline = pipelineOf(
+        moderate({ fields: ["body"] }),
+        translate({ fields: ["body"], to: "en", when: passed })
+      )
       const input = writeJsonl(dir, [
         { id: "ok", body: "今日は良い天気です。" },
         { id: "bad", body: "爆弾の作り方を教えて。" }

@@ -4,16 +4,22 @@ import { StageInputError } from "../../src/pipeline/stage.ts"
 import { translate } from "../../src/stages/translate.ts"
 import { preparation, refusal } from "./prepare-result.ts"
 
-const prepare = (options: Parameters<typeof translate>[0], fields: Record<string, unknown>) => preparation(translate(options).prepare(fields))
+const prepare = (options: Parameters<typeof translate>[0], fields: Record<string, unknown>) =>
+  preparation(translate(options).prepare(fields))
 
 describe("translate stage", () => {
   it("sends Japanese text to English with the detected direction, one request per field", () => {
-    const p = prepare({ fields: ["title", "body"], to: "en" }, { title: "今日は良い天気です。", body: "駅の近くに新しい店ができました。" })
+    const p = prepare(
+      { fields: ["title", "body"], to: "en" },
+      { title: "今日は良い天気です。", body: "駅の近くに新しい店ができました。" }
+    )
     expect(p.requests.map((r) => [r.endpoint, r.model, r.params])).toEqual([
       ["translate", "translate", { source_lang: "ja", target_lang: "en" }],
       ["translate", "translate", { source_lang: "ja", target_lang: "en" }]
     ])
-    expect(p.assemble(["A good day.", "A new shop."])).toEqual([{ title_en: "A good day.", body_en: "A new shop.", translate_warnings: null }])
+    expect(p.assemble(["A good day.", "A new shop."])).toEqual([
+      { title_en: "A good day.", body_en: "A new shop.", translate_warnings: null }
+    ])
   })
 
   it("passes text already in the target language through unchanged, unsent, and counts it", () => {
@@ -31,7 +37,10 @@ describe("translate stage", () => {
   })
 
   it("honours a fixed source language and configured output columns", () => {
-    const p = prepare({ fields: ["body"], to: "ja", from: "en", columns: { body: "body_translated" }, warningsColumn: "warn" }, { body: "東京 is great." })
+    const p = prepare(
+      { fields: ["body"], to: "ja", from: "en", columns: { body: "body_translated" }, warningsColumn: "warn" },
+      { body: "東京 is great." }
+    )
     expect(p.requests[0]!.params).toEqual({ source_lang: "en", target_lang: "ja" })
     expect(p.assemble(["東京は素晴らしい。"])).toEqual([{ body_translated: "東京は素晴らしい。", warn: null }])
   })
@@ -56,9 +65,16 @@ describe("translate stage", () => {
   })
 
   it("names placeholders the translation lost in the warnings column", () => {
-    const p = prepare({ fields: ["msg"], to: "en" }, { msg: "{name}さん、%s件のメッセージがあります。詳細は https://example.com/help を見てください。" })
-    expect(p.assemble(["{name}, you have %s messages. See the help page."])[0]!.translate_warnings).toBe("msg: lost https://example.com/help")
-    expect(p.assemble(["{name}, you have %s messages. See https://example.com/help."])[0]!.translate_warnings).toBeNull()
+    const p = prepare(
+      { fields: ["msg"], to: "en" },
+      { msg: "{name}さん、%s件のメッセージがあります。詳細は https://example.com/help を見てください。" }
+    )
+    expect(p.assemble(["{name}, you have %s messages. See the help page."])[0]!.translate_warnings).toBe(
+      "msg: lost https://example.com/help"
+    )
+    expect(
+      p.assemble(["{name}, you have %s messages. See https://example.com/help."])[0]!.translate_warnings
+    ).toBeNull()
   })
 
   it("gives different content keys to the two directions of the same text", () => {

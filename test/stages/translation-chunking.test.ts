@@ -84,7 +84,8 @@ describe("chunkForTranslation", () => {
   })
 
   it("keeps English with code and URLs intact within chunks", () => {
-    const sentence = "Run `npm ci` and read https://example.com/docs/setup before you file a ticket at help@example.com. "
+    const sentence =
+      "Run `npm ci` and read https://example.com/docs/setup before you file a ticket at help@example.com. "
     const source = sentence.repeat(120).trim()
     const parts = chunkForTranslation(source)
     expect(joinChunks(parts)).toBe(source)

@@ -14,21 +14,42 @@ import { StoreSettings } from "../../src/store/vector-store.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
 
-const topics = ["gardening in spring", "repairing a bicycle chain", "baking sourdough bread", "tax returns for freelancers", "training a puppy", "hiking in the Alps"]
+const topics = [
+  "gardening in spring",
+  "repairing a bicycle chain",
+  "baking sourdough bread",
+  "tax returns for freelancers",
+  "training a puppy",
+  "hiking in the Alps"
+]
 const corpus = (n: number, changed: Record<string, string> = {}) =>
-  Array.from({ length: n }, (_, i) => ({ id: `d${i}`, lang: i % 2 ? "en" : "fr", body: changed[`d${i}`] ?? `Document ${i} is about ${topics[i % topics.length]}, part ${Math.floor(i / 6)}.` }))
+  Array.from({ length: n }, (_, i) => ({
+    id: `d${i}`,
+    lang: i % 2 ? "en" : "fr",
+    body: changed[`d${i}`] ?? `Document ${i} is about ${topics[i % topics.length]}, part ${Math.floor(i / 6)}.`
+  }))
 
 const writeInput = writeRecords
 
 const settings = (dir: string, extra: Record<string, unknown> = {}): StoreSettings =>
-  Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "vectors.sqlite"), text: "body", metadata: ["lang"], ...extra })
+  Schema.decodeUnknownSync(StoreSettings)({
+    path: join(dir, "vectors.sqlite"),
+    text: "body",
+    metadata: ["lang"],
+    ...extra
+  })
 
 const pipeline = pipelineOf(embed({ field: "body" }))
 
-const backfill = (dir: string, emulator: RunningEmulator, records: ReadonlyArray<Record<string, unknown>>, store: StoreSettings) =>
-  runOnce({ dir, input: writeInput(dir, records), emulator, pipeline, overrides: { store } })
+const backfill = (
+  dir: string,
+  emulator: RunningEmulator,
+  records: ReadonlyArray<Record<string, unknown>>,
+  store: StoreSettings
+) => runOnce({ dir, input: writeInput(dir, records), emulator, pipeline, overrides: { store } })
 
-const embedRequests = (log: ReturnType<typeof requestLog>) => log.entries.filter((e) => e.path === "/v1/embeddings").length
+const embedRequests = (log: ReturnType<typeof requestLog>) =>
+  log.entries.filter((e) => e.path === "/v1/embeddings").length
 
 describe("sqlite-vec store", () => {
   it.scopedLive("a backfill run twice leaves one vector per record and sends nothing the second time", () => {
@@ -104,7 +125,12 @@ describe("sqlite-vec store", () => {
       for (const probe of [records[13]!, records[42]!]) {
         const hits = searchStore(store, emulatedEmbedding(probe.body, "RETRIEVAL_QUERY"), 5)
         expect(hits).toHaveLength(5)
-        expect(hits[0]).toMatchObject({ key: probe.id, recordKey: probe.id, text: probe.body, metadata: { lang: probe.lang } })
+        expect(hits[0]).toMatchObject({
+          key: probe.id,
+          recordKey: probe.id,
+          text: probe.body,
+          metadata: { lang: probe.lang }
+        })
         expect(hits.map((h) => h.distance)).toEqual([...hits.map((h) => h.distance)].sort((a, b) => a - b))
       }
     })
@@ -115,9 +141,22 @@ describe("sqlite-vec store", () => {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
       const store = settings(dir)
-      const longText = Array.from({ length: 300 }, (_, i) => `Line ${i} about the harbour and its ${i % 9} cranes.`).join(" ")
+      const longText = Array.from(
+        { length: 300 },
+        (_, i) => `Line ${i} about the harbour and its ${i % 9} cranes.`
+      ).join(" ")
       const chunked = pipelineOf(embed({ field: "body", long: "chunks", maxTokensPerCall: 1000 }))
-      const run = (body: string) => runOnce({ dir, input: writeInput(dir, [{ id: "x", body }, { id: "y", body: "short" }]), emulator, pipeline: chunked, overrides: { store } })
+      const run = (body: string) =>
+        runOnce({
+          dir,
+          input: writeInput(dir, [
+            { id: "x", body },
+            { id: "y", body: "short" }
+          ]),
+          emulator,
+          pipeline: chunked,
+          overrides: { store }
+        })
       yield* run(longText)
       const keysOf = () => {
         const db = openStoreDatabase(store, { create: false })

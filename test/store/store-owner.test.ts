@@ -11,7 +11,8 @@ import { checkStoreOwner, StoreOwned } from "../../src/store/store-owner.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
 import { tempDir } from "../engine/run-helpers.ts"
 
-const settings = (path: string, cleanup: "none" | "full" = "none") => Schema.decodeUnknownSync(StoreSettings)({ path, cleanup })
+const settings = (path: string, cleanup: "none" | "full" = "none") =>
+  Schema.decodeUnknownSync(StoreSettings)({ path, cleanup })
 const row = { vector: [1, 0, 0, 0], text: null, metadata: {} }
 
 const write = (path: string, job: string, keys: ReadonlyArray<string>, cleanup: "none" | "full" = "none") => {
@@ -47,15 +48,19 @@ describe("store owner", () => {
     })
   )
 
-  it.effect("a writer that finds the store's lock held past its wait gives up with StoreBusy (exit 7), naming the holder", () =>
-    Effect.gen(function* () {
-      const path = join(tempDir(), "kb.sqlite")
-      // Held by another live process of this host: this test's parent (a lock naming our own pid is not held).
-      writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), started: "then" }))
-      const busy = yield* Effect.flip(Effect.scoped(lockStore(path, 0)))
-      expect(busy._tag).toBe("StoreBusy")
-      expect(exitCodeOfError(busy)).toBe(7)
-      expect(busy.message).toBe(`vector store ${path} is still being written by process ${process.ppid}, started then after 0 s of waiting (lock ${path}.lock); run the same command again once it is done (the answers are reused)`)
-    })
+  it.effect(
+    "a writer that finds the store's lock held past its wait gives up with StoreBusy (exit 7), naming the holder",
+    () =>
+      Effect.gen(function* () {
+        const path = join(tempDir(), "kb.sqlite")
+        // Held by another live process of this host: this test's parent (a lock naming our own pid is not held).
+        writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), started: "then" }))
+        const busy = yield* Effect.flip(Effect.scoped(lockStore(path, 0)))
+        expect(busy._tag).toBe("StoreBusy")
+        expect(exitCodeOfError(busy)).toBe(7)
+        expect(busy.message).toBe(
+          `vector store ${path} is still being written by process ${process.ppid}, started then after 0 s of waiting (lock ${path}.lock); run the same command again once it is done (the answers are reused)`
+        )
+      })
   )
 })

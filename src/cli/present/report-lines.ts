@@ -8,10 +8,16 @@ export const announceReport = (report: RunReport, files: ReportFiles, alerts: Re
   Effect.gen(function* () {
     const m = report.moderation
     if (m !== undefined) {
-      const changes = m.changes ? `; since run ${m.changes.previousRunId}: ${m.changes.newlyFlagged.length} newly flagged, ${m.changes.noLongerFlagged.length} no longer flagged` : ""
-      yield* Console.log(`  report  ${m.harmful} harmful, ${m.safe} safe, ${m.unparsed} unparsed${m.empty > 0 ? `, ${m.empty} empty` : ""}${changes}`)
+      const changes = m.changes
+        ? `; since run ${m.changes.previousRunId}: ${m.changes.newlyFlagged.length} newly flagged, ${m.changes.noLongerFlagged.length} no longer flagged`
+        : ""
+      yield* Console.log(
+        `  report  ${m.harmful} harmful, ${m.safe} safe, ${m.unparsed} unparsed${m.empty > 0 ? `, ${m.empty} empty` : ""}${changes}`
+      )
     }
-    yield* Console.log(`  report  ${files.html}\n          ${files.markdown}\n          ${files.json}\n          ${files.csv}`)
+    yield* Console.log(
+      `  report  ${files.html}\n          ${files.markdown}\n          ${files.json}\n          ${files.csv}`
+    )
     for (const a of alerts) yield* Console.error(`svc-batch: threshold exceeded: ${a}`)
     return alerts.length > 0
   })

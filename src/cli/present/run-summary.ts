@@ -6,7 +6,12 @@ import type { RunSummary } from "../../engine/runner.ts"
 import type { ResolvedJob } from "../../job/resolve-job.ts"
 import { Outcome } from "../outcome.ts"
 
-export const presentRunEnd = (summary: RunSummary, stats: RunStats, job: ResolvedJob, maxRequests: number | undefined) =>
+export const presentRunEnd = (
+  summary: RunSummary,
+  stats: RunStats,
+  job: ResolvedJob,
+  maxRequests: number | undefined
+) =>
   Effect.gen(function* () {
     const notProcessed = summary.notProcessed ?? 0
     const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable${notProcessed > 0 ? `, ${notProcessed} not processed` : ""}`
@@ -17,10 +22,14 @@ export const presentRunEnd = (summary: RunSummary, stats: RunStats, job: Resolve
         yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${job.state}`)
         if (summary.store !== undefined && job.store !== undefined) {
           const s = summary.store
-          yield* Console.log(`  store   ${job.store.path} (table ${job.store.table}: ${s.written} records written, ${s.unchanged} unchanged, ${s.deleted} deleted)`)
+          yield* Console.log(
+            `  store   ${job.store.path} (table ${job.store.table}: ${s.written} records written, ${s.unchanged} unchanged, ${s.deleted} deleted)`
+          )
         }
         if (summary.keptPrevious !== undefined) {
-          yield* Console.error(`svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept with its rejects ${job.rejects}; this run's are ${summary.outputPath} and ${summary.rejectsPath}`)
+          yield* Console.error(
+            `svc-batch: every record failed: the previous output ${summary.keptPrevious} is kept with its rejects ${job.rejects}; this run's are ${summary.outputPath} and ${summary.rejectsPath}`
+          )
         }
         const dup = summary.duplicates
         if (dup !== undefined && dup.records > 0) {
@@ -29,11 +38,15 @@ export const presentRunEnd = (summary: RunSummary, stats: RunStats, job: Resolve
           )
         }
         // 0 only when every row of the input is in the output: a row in the rejects file, failed or unreadable, is 1.
-        return Outcome.Finished({ rejects: summary.failed + summary.readRejects + notProcessed + (dup?.rejected ?? 0) > 0 })
+        return Outcome.Finished({
+          rejects: summary.failed + summary.readRejects + notProcessed + (dup?.rejected ?? 0) > 0
+        })
       }
       case "interrupted":
         if (summary.budgetSpent) {
-          yield* Console.log(`  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${job.state})`)
+          yield* Console.log(
+            `  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${job.state})`
+          )
           return Outcome.BudgetSpent()
         }
         yield* Console.log(`  interrupted: run the same command again to resume (ledger ${job.state})`)

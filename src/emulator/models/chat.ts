@@ -31,22 +31,58 @@ export interface ChatAnswer {
 }
 
 const FILLER = [
-  "the", "batch", "pipeline", "reads", "each", "record", "once", "and", "writes", "a", "clear", "answer", "while", "rate",
-  "limits", "stay", "respected", "so", "nothing", "is", "lost", "or", "paid", "twice", "results", "are", "checkpointed",
-  "in", "order", "for", "every", "corpus", "line"
+  "the",
+  "batch",
+  "pipeline",
+  "reads",
+  "each",
+  "record",
+  "once",
+  "and",
+  "writes",
+  "a",
+  "clear",
+  "answer",
+  "while",
+  "rate",
+  "limits",
+  "stay",
+  "respected",
+  "so",
+  "nothing",
+  "is",
+  "lost",
+  "or",
+  "paid",
+  "twice",
+  "results",
+  "are",
+  "checkpointed",
+  "in",
+  "order",
+  "for",
+  "every",
+  "corpus",
+  "line"
 ]
 
 const textOf = (m: Message): string => m.content ?? ""
 
 /** Prompt tokens: message contents plus a small per-message overhead, plus tool definitions. */
 export const promptTokens = (request: ChatRequest): number =>
-  request.messages.reduce((n, m) => n + 4 + countTokens(textOf(m)) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0), 3) +
-  (request.tools ? countTokens(JSON.stringify(request.tools)) : 0)
+  request.messages.reduce(
+    (n, m) => n + 4 + countTokens(textOf(m)) + (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0),
+    3
+  ) + (request.tools ? countTokens(JSON.stringify(request.tools)) : 0)
 
 const words = (text: string): Array<string> => text.split(/\s+/).filter((w) => w !== "")
 
 const nameTokens = (name: string): Array<string> =>
-  name.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((t) => t.length >= 3)
+  name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((t) => t.length >= 3)
 
 /** `auto`: call a tool when the last message is the user's and names one (a word of the tool name). */
 const pickTool = (tools: ReadonlyArray<Tool>, lastUser: string): Tool | undefined => {
@@ -76,7 +112,8 @@ const applyStop = (text: string, stop: ChatRequest["stop"]): { text: string; sto
 
 const truncate = (text: string, maxTokens: number): { text: string; truncated: boolean; tokens: number } => {
   // Most answers are far below the cap; only tokenize in full when they could exceed it.
-  if (text.length <= maxTokens && Buffer.byteLength(text) <= maxTokens) return { text, truncated: false, tokens: countTokens(text) }
+  if (text.length <= maxTokens && Buffer.byteLength(text) <= maxTokens)
+    return { text, truncated: false, tokens: countTokens(text) }
   // The tokenizer loads on first use (its tables are ~30 MB): a job's process need not pay for them.
   const { encode, decode } = o200k()
   const tokens = encode(text)
@@ -89,7 +126,12 @@ const proseFor = (request: ChatRequest, rand: () => number): string => {
   const lead =
     last.role === "tool"
       ? `Emulated answer from ${request.model} using the tool result: ${textOf(last).slice(0, 200)}.`
-      : `Emulated reply from ${request.model} to: ${words(textOf([...request.messages].reverse().find((m) => m.role === "user") ?? last)).slice(0, 16).join(" ").replace(/[.!?。！？]+$/u, "")}.`
+      : `Emulated reply from ${request.model} to: ${words(
+          textOf([...request.messages].reverse().find((m) => m.role === "user") ?? last)
+        )
+          .slice(0, 16)
+          .join(" ")
+          .replace(/[.!?。！？]+$/u, "")}.`
   const length = 12 + Math.floor(rand() * 24)
   const filler: Array<string> = []
   for (let i = 0; i < length; i++) filler.push(FILLER[Math.floor(rand() * FILLER.length)]!)
@@ -117,13 +159,21 @@ export interface ChatModelOptions {
   readonly nonconformingRate?: number
 }
 
-const candidate = (request: ChatRequest, key: string, index: number, options: ChatModelOptions): CandidateAnswer & { tokens: number } => {
+const candidate = (
+  request: ChatRequest,
+  key: string,
+  index: number,
+  options: ChatModelOptions
+): CandidateAnswer & { tokens: number } => {
   const seedText = `${key}|${request.seed ?? 0}|${index}`
   const rand = prng(fnv1a(seedText))
   const maxTokens = request.max_completion_tokens ?? Limits.defaultMaxCompletionTokens
 
   if (request.model === Models.guard) {
-    const judged = request.messages.filter((m) => m.role === "user").map(textOf).join("\n")
+    const judged = request.messages
+      .filter((m) => m.role === "user")
+      .map(textOf)
+      .join("\n")
     const verdict = guardVerdict(judged)
     return { content: verdict, toolCalls: [], finishReason: "stop", tokens: countTokens(verdict) }
   }
@@ -135,18 +185,27 @@ const candidate = (request: ChatRequest, key: string, index: number, options: Ch
     tools.length === 0 || choice === "none"
       ? undefined
       : choice === "required"
-        ? pickTool(tools, textOf(last)) ?? tools[Math.floor(rand() * tools.length)]
+        ? (pickTool(tools, textOf(last)) ?? tools[Math.floor(rand() * tools.length)])
         : last.role === "user"
           ? pickTool(tools, textOf(last))
           : undefined
   if (tool !== undefined) {
-    const args = JSON.stringify(conformingInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? "", { quote: textOf(last) }))
+    const args = JSON.stringify(
+      conformingInstance(tool.function.parameters, rand, words(textOf(last)).slice(-1)[0] ?? "", {
+        quote: textOf(last)
+      })
+    )
     const call: ToolCall = {
       id: `chatcmpl-tool-${hexId(rand, 32)}`,
       type: "function",
       function: { name: tool.function.name, arguments: args }
     }
-    return { content: null, toolCalls: [call], finishReason: "tool_calls", tokens: countTokens(tool.function.name + args) }
+    return {
+      content: null,
+      toolCalls: [call],
+      finishReason: "tool_calls",
+      tokens: countTokens(tool.function.name + args)
+    }
   }
 
   const format = request.response_format
@@ -171,7 +230,13 @@ const candidate = (request: ChatRequest, key: string, index: number, options: Ch
  * a draw of its own from the request, so the answer's other draws do not move), which get one
  * field that misses the schema (json-instance.ts nonconformingInstance).
  */
-const schemaAnswer = (schema: unknown, rand: () => number, facts: Record<string, unknown>, seedText: string, options: ChatModelOptions): unknown => {
+const schemaAnswer = (
+  schema: unknown,
+  rand: () => number,
+  facts: Record<string, unknown>,
+  seedText: string,
+  options: ChatModelOptions
+): unknown => {
   const value = conformingInstance(schema, rand, "", { facts })
   const rate = options.nonconformingRate ?? 0
   if (rate <= 0) return value
@@ -190,7 +255,10 @@ export const samplingKey = (request: ChatRequest): string => {
 }
 
 /** Answers a validated request, or returns the 400 message for a rule only the model can check. */
-export const complete = (request: ChatRequest, options: ChatModelOptions = {}): { ok: ChatAnswer } | { badRequest: string } => {
+export const complete = (
+  request: ChatRequest,
+  options: ChatModelOptions = {}
+): { ok: ChatAnswer } | { badRequest: string } => {
   const context = ContextTokens[request.model]
   if (context === undefined) return { badRequest: `Bad Request: model ${request.model} is not a chat model` }
   const prompt = promptTokens(request)
@@ -206,7 +274,12 @@ export const complete = (request: ChatRequest, options: ChatModelOptions = {}): 
   return {
     ok: {
       candidates: candidates.map(({ tokens: _t, ...c }) => c),
-      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: null }
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        prompt_tokens_details: null
+      }
     }
   }
 }

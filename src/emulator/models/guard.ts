@@ -41,9 +41,11 @@ const luhn = (digits: string): boolean => {
 }
 
 const CARD = /(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)/g
-const PHONE = /(?<![\d-])(?:\+?81[- ]?\d{1,4}[- ]?\d{1,4}[- ]?\d{4}|0\d{1,4}-\d{1,4}-\d{4}|0[789]0\d{8}|\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}|\+1[ .-]?\d{3}[ .-]\d{3}[ .-]\d{4})(?![\d-])/
+const PHONE =
+  /(?<![\d-])(?:\+?81[- ]?\d{1,4}[- ]?\d{1,4}[- ]?\d{4}|0\d{1,4}-\d{1,4}-\d{4}|0[789]0\d{8}|\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}|\+1[ .-]?\d{3}[ .-]\d{3}[ .-]\d{4})(?![\d-])/
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/
-const ADDRESS = /\d+\s+\w+(?:\s\w+)?\s+(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd)\b|(?:都|道|府|県).{1,8}(?:市|区|町|村).{0,12}\d+[-－丁目]|〒\s?\d{3}-\d{4}/iu
+const ADDRESS =
+  /\d+\s+\w+(?:\s\w+)?\s+(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd)\b|(?:都|道|府|県).{1,8}(?:市|区|町|村).{0,12}\d+[-－丁目]|〒\s?\d{3}-\d{4}/iu
 const MY_NUMBER = /(?<![\d-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\d-])/
 const SSN = /(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])/
 
@@ -63,7 +65,8 @@ export const personalData = (text: string): boolean => {
 // ---- judging ----------------------------------------------------------------------------------
 
 /** Sentences (and lines): a harm and its damping must share one to cancel. */
-const sentences = (text: string): Array<string> => text.split(/(?<=[.!?])\s+|(?<=[。！？])\s*|\n+/u).filter((s) => s.trim() !== "")
+const sentences = (text: string): Array<string> =>
+  text.split(/(?<=[.!?])\s+|(?<=[。！？])\s*|\n+/u).filter((s) => s.trim() !== "")
 
 /** The category codes `text` triggers, in code order. */
 export const judge = (text: string): Array<CategoryCode> => {

@@ -22,7 +22,20 @@ const addFormats = cjsDefault<typeof import("ajv-formats").default>(ajvFormats)
 
 type JsonSchema = Record<string, unknown>
 
-const WORDS = ["alpha", "bravo", "delta", "echo", "lima", "nova", "orbit", "pixel", "quartz", "river", "sierra", "tango"]
+const WORDS = [
+  "alpha",
+  "bravo",
+  "delta",
+  "echo",
+  "lima",
+  "nova",
+  "orbit",
+  "pixel",
+  "quartz",
+  "river",
+  "sierra",
+  "tango"
+]
 
 const isObject = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v)
 const asSchema = (v: unknown): JsonSchema => (isObject(v) ? v : {})
@@ -33,14 +46,26 @@ const cpLength = (s: string) => [...s].length
 
 /** The JSON type of a value, as JSON Schema names it ("integer" for whole numbers). */
 const jsonType = (v: unknown): string =>
-  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "array"
+      : typeof v === "number"
+        ? Number.isInteger(v)
+          ? "integer"
+          : "number"
+        : typeof v
 const typeAllows = (types: ReadonlyArray<string> | undefined, v: unknown): boolean => {
   if (types === undefined) return true
   const t = jsonType(v)
   return types.includes(t) || (t === "integer" && types.includes("number"))
 }
 const typesOf = (schema: JsonSchema): ReadonlyArray<string> | undefined =>
-  typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as ReadonlyArray<string>) : undefined
+  typeof schema.type === "string"
+    ? [schema.type]
+    : Array.isArray(schema.type)
+      ? (schema.type as ReadonlyArray<string>)
+      : undefined
 
 /**
  * What the stand-in model "read": `quote`, the user's text, is what it puts in a string property
@@ -61,16 +86,27 @@ const fits = (value: unknown, schema: JsonSchema): boolean => {
   if (value === null) return types.includes("null")
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false
   return types.some((type) =>
-    type === "string" ? typeof value === "string" : type === "number" ? typeof value === "number" : type === "integer" ? Number.isInteger(value) : type === "boolean" ? typeof value === "boolean" : false
+    type === "string"
+      ? typeof value === "string"
+      : type === "number"
+        ? typeof value === "number"
+        : type === "integer"
+          ? Number.isInteger(value)
+          : type === "boolean"
+            ? typeof value === "boolean"
+            : false
   )
 }
 
 // ---- formats ---------------------------------------------------------------------------------
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0")
-const hex = (rand: () => number, n: number) => Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("")
-const date = (rand: () => number) => `${2000 + Math.floor(rand() * 30)}-${pad(1 + Math.floor(rand() * 12))}-${pad(1 + Math.floor(rand() * 28))}`
-const time = (rand: () => number) => `${pad(Math.floor(rand() * 24))}:${pad(Math.floor(rand() * 60))}:${pad(Math.floor(rand() * 60))}Z`
+const hex = (rand: () => number, n: number) =>
+  Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("")
+const date = (rand: () => number) =>
+  `${2000 + Math.floor(rand() * 30)}-${pad(1 + Math.floor(rand() * 12))}-${pad(1 + Math.floor(rand() * 28))}`
+const time = (rand: () => number) =>
+  `${pad(Math.floor(rand() * 24))}:${pad(Math.floor(rand() * 60))}:${pad(Math.floor(rand() * 60))}Z`
 
 const FORMATS: Readonly<Record<string, (rand: () => number) => string>> = {
   "date-time": (r) => `${date(r)}T${time(r)}`,
@@ -154,14 +190,31 @@ const mergeAll = (base: JsonSchema, parts: ReadonlyArray<JsonSchema>): JsonSchem
     for (const [k, v] of Object.entries(p)) {
       const had = merged[k]
       if (had === undefined) merged[k] = v
-      else if (k === "properties" || k === "patternProperties" || k === "$defs" || k === "definitions") merged[k] = { ...asSchema(had), ...asSchema(v) }
+      else if (k === "properties" || k === "patternProperties" || k === "$defs" || k === "definitions")
+        merged[k] = { ...asSchema(had), ...asSchema(v) }
       else if (k === "required") merged[k] = [...new Set([...list(had), ...list(v)])]
-      else if (k === "minimum" || k === "minLength" || k === "minItems" || k === "minProperties" || k === "exclusiveMinimum") merged[k] = typeof had === "number" && typeof v === "number" ? Math.max(had, v) : v
-      else if (k === "maximum" || k === "maxLength" || k === "maxItems" || k === "maxProperties" || k === "exclusiveMaximum") merged[k] = typeof had === "number" && typeof v === "number" ? Math.min(had, v) : v
+      else if (
+        k === "minimum" ||
+        k === "minLength" ||
+        k === "minItems" ||
+        k === "minProperties" ||
+        k === "exclusiveMinimum"
+      )
+        merged[k] = typeof had === "number" && typeof v === "number" ? Math.max(had, v) : v
+      else if (
+        k === "maximum" ||
+        k === "maxLength" ||
+        k === "maxItems" ||
+        k === "maxProperties" ||
+        k === "exclusiveMaximum"
+      )
+        merged[k] = typeof had === "number" && typeof v === "number" ? Math.min(had, v) : v
       else if (k === "type") {
         const a = typeof had === "string" ? [had] : list(had)
         const b = typeof v === "string" ? [v] : list(v)
-        const both = a.filter((t) => b.includes(t) || (t === "integer" && b.includes("number"))).concat(b.filter((t) => t === "integer" && a.includes("number")))
+        const both = a
+          .filter((t) => b.includes(t) || (t === "integer" && b.includes("number")))
+          .concat(b.filter((t) => t === "integer" && a.includes("number")))
         merged[k] = both.length > 0 ? [...new Set(both)] : v
       } else if (k === "allOf") merged[k] = [...list(had), ...list(v)]
       else merged[k] = v
@@ -187,7 +240,10 @@ class Generator {
       schema = Object.keys(siblings).length === 0 ? target : mergeAll(target, [siblings])
     }
     if (Array.isArray(schema.allOf) && seen < 32) {
-      schema = mergeAll(schema, schema.allOf.map((p) => this.flatten(p, seen + 1)))
+      schema = mergeAll(
+        schema,
+        schema.allOf.map((p) => this.flatten(p, seen + 1))
+      )
       if (Array.isArray(schema.allOf)) return this.flatten(schema, seen + 1)
     }
     return schema
@@ -216,13 +272,20 @@ class Generator {
     if (isObject(schema.if) && (isObject(schema.then) || isObject(schema.else))) {
       const { if: _if, then: thenS, else: elseS, ...rest } = schema
       // Take the `then` branch and satisfy `if` too, or the `else` branch when there is no `then`.
-      return this.make(mergeAll(rest, thenS !== undefined ? [asSchema(_if), asSchema(thenS)] : [asSchema(elseS)]), hint, depth + 1)
+      return this.make(
+        mergeAll(rest, thenS !== undefined ? [asSchema(_if), asSchema(thenS)] : [asSchema(elseS)]),
+        hint,
+        depth + 1
+      )
     }
     if (depth > MAX_DEPTH) return null
     let type: unknown = types?.find((t) => t !== "null") ?? types?.[0]
     if (type === undefined) {
       type =
-        schema.properties !== undefined || schema.required !== undefined || schema.additionalProperties !== undefined || schema.minProperties !== undefined
+        schema.properties !== undefined ||
+        schema.required !== undefined ||
+        schema.additionalProperties !== undefined ||
+        schema.minProperties !== undefined
           ? "object"
           : schema.items !== undefined || schema.prefixItems !== undefined || schema.minItems !== undefined
             ? "array"
@@ -302,21 +365,39 @@ class Generator {
   }
 
   makeArray(schema: JsonSchema, hint: string, depth: number): Array<unknown> {
-    const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : []
-    const rest = Array.isArray(schema.items) ? schema.additionalItems : Array.isArray(schema.prefixItems) ? schema.items : schema.items
+    const tuple = Array.isArray(schema.prefixItems)
+      ? schema.prefixItems
+      : Array.isArray(schema.items)
+        ? schema.items
+        : []
+    const rest = Array.isArray(schema.items)
+      ? schema.additionalItems
+      : Array.isArray(schema.prefixItems)
+        ? schema.items
+        : schema.items
     const min = num(schema.minItems) ?? 0
     const maxAllowed = num(schema.maxItems) ?? Infinity
     const restForbidden = rest === false
     const wanted = depth > SPARSE_DEPTH ? min : Math.max(min, 1 + Math.floor(this.rand() * 3))
-    const count = Math.min(maxAllowed, Math.max(wanted, Math.min(tuple.length, maxAllowed)), restForbidden ? tuple.length : Infinity)
+    const count = Math.min(
+      maxAllowed,
+      Math.max(wanted, Math.min(tuple.length, maxAllowed)),
+      restForbidden ? tuple.length : Infinity
+    )
     const out: Array<unknown> = []
     const seen = new Set<string>()
     const unique = schema.uniqueItems === true
     const contains = schema.contains
     for (let i = 0; i < count; i++) {
-      const itemSchema = i < tuple.length ? tuple[i] : i === 0 && contains !== undefined ? mergeAll(this.flatten(rest), [this.flatten(contains)]) : rest
+      const itemSchema =
+        i < tuple.length
+          ? tuple[i]
+          : i === 0 && contains !== undefined
+            ? mergeAll(this.flatten(rest), [this.flatten(contains)])
+            : rest
       let item = this.make(itemSchema, hint, depth + 1)
-      for (let attempt = 0; unique && seen.has(JSON.stringify(item)) && attempt < 12; attempt++) item = this.make(itemSchema, "", depth + 1)
+      for (let attempt = 0; unique && seen.has(JSON.stringify(item)) && attempt < 12; attempt++)
+        item = this.make(itemSchema, "", depth + 1)
       if (unique && seen.has(JSON.stringify(item))) {
         if (out.length >= min) break
       }
@@ -361,8 +442,14 @@ class Generator {
     const chosen = keys.filter((k) => mandatory.has(k) || budget-- > 0)
     // minProperties: invent further keys the schema allows (a pattern's example, else extra_N).
     for (let n = 1; chosen.length < minProps && n < 64; n++) {
-      const fromPatternKey = patternProps.length > 0 ? fromPattern(patternProps[(n - 1) % patternProps.length]![0], this.rand) : undefined
-      const key = fromPatternKey !== undefined && !chosen.includes(fromPatternKey) ? fromPatternKey : additional === false ? undefined : `extra_${n}`
+      const fromPatternKey =
+        patternProps.length > 0 ? fromPattern(patternProps[(n - 1) % patternProps.length]![0], this.rand) : undefined
+      const key =
+        fromPatternKey !== undefined && !chosen.includes(fromPatternKey)
+          ? fromPatternKey
+          : additional === false
+            ? undefined
+            : `extra_${n}`
       if (key !== undefined && !chosen.includes(key)) chosen.push(key)
     }
     const out: Record<string, unknown> = {}
@@ -370,10 +457,20 @@ class Generator {
       const sub = schemaFor(key)
       const s = this.flatten(sub)
       // An optional property no value satisfies (`false`, `not: {}`) is left out.
-      if (!mandatory.has(key) && (sub === false || s.not === true || (isObject(s.not) && Object.keys(s.not).length === 0))) continue
+      if (
+        !mandatory.has(key) &&
+        (sub === false || s.not === true || (isObject(s.not) && Object.keys(s.not).length === 0))
+      )
+        continue
       const fact = this.context.facts?.[key]
       if (fits(fact, s)) out[key] = fact
-      else if (this.context.quote !== undefined && QUOTED.test(key) && (s.type === "string" || (Array.isArray(s.type) && s.type.includes("string"))) && s.format === undefined && s.pattern === undefined) {
+      else if (
+        this.context.quote !== undefined &&
+        QUOTED.test(key) &&
+        (s.type === "string" || (Array.isArray(s.type) && s.type.includes("string"))) &&
+        s.format === undefined &&
+        s.pattern === undefined
+      ) {
         out[key] = this.makeString({ maxLength: 2000, ...s }, this.context.quote)
       } else out[key] = this.make(sub, hint, depth + 1)
     }
@@ -397,8 +494,14 @@ const safeRegExp = (pattern: string): RegExp | undefined => {
 }
 
 /** One draw of an instance of `schema` (not checked: see `conformingInstance`). */
-export const makeInstance = (schemaIn: unknown, rand: () => number, hint = "", depth = 0, context: InstanceContext = {}, explore = false): unknown =>
-  new Generator(schemaIn, rand, context, explore).make(schemaIn, hint, depth)
+export const makeInstance = (
+  schemaIn: unknown,
+  rand: () => number,
+  hint = "",
+  depth = 0,
+  context: InstanceContext = {},
+  explore = false
+): unknown => new Generator(schemaIn, rand, context, explore).make(schemaIn, hint, depth)
 
 // ---- checked draws -----------------------------------------------------------------------------
 
@@ -423,10 +526,17 @@ export const validatorFor = (schema: unknown): ValidateFunction | null => {
 }
 
 /** Draws until an instance passes Ajv (at most `tries` draws; the last draw when none does). */
-export const conformingInstance = (schema: unknown, rand: () => number, hint = "", context: InstanceContext = {}, tries = 8): unknown => {
+export const conformingInstance = (
+  schema: unknown,
+  rand: () => number,
+  hint = "",
+  context: InstanceContext = {},
+  tries = 8
+): unknown => {
   const validate = validatorFor(schema)
   let value = makeInstance(schema, rand, hint, 0, context)
-  for (let i = 1; i < tries && validate !== null && !validate(value); i++) value = makeInstance(schema, rand, "", 0, i < tries / 2 ? context : {}, true)
+  for (let i = 1; i < tries && validate !== null && !validate(value); i++)
+    value = makeInstance(schema, rand, "", 0, i < tries / 2 ? context : {}, true)
   return value
 }
 
@@ -491,7 +601,8 @@ export const nonconformingInstance = (schema: unknown, value: unknown, rand: () 
       if (s.additionalProperties === false) put(2, { ...v, unexpected_field: "extra" })
       if (path.length > 0) put(1, "an object")
       const props = asSchema(s.properties)
-      for (const [key, item] of Object.entries(v)) walk(props[key] ?? s.additionalProperties, item, [...path, key], depth + 1)
+      for (const [key, item] of Object.entries(v))
+        walk(props[key] ?? s.additionalProperties, item, [...path, key], depth + 1)
     }
   }
   walk(schema, value, [], 0)

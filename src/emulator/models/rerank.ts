@@ -30,7 +30,12 @@ const coverageShare = (taskType: string | undefined): number =>
 const weightOf = (t: Term, taskType: string | undefined): number =>
   taskType === "NEWS_RETRIEVAL" && (/\d/.test(t.term) || t.term.length >= 7) ? t.weight * 1.5 : t.weight
 
-const termMap = (ts: ReadonlyArray<Term>, taskType: string | undefined, scale = 1, into = new Map<string, number>()) => {
+const termMap = (
+  ts: ReadonlyArray<Term>,
+  taskType: string | undefined,
+  scale = 1,
+  into = new Map<string, number>()
+) => {
   for (const t of ts) into.set(t.term, Math.max(into.get(t.term) ?? 0, weightOf(t, taskType) * scale))
   return into
 }

@@ -14,8 +14,28 @@ export const EN_MARK = "[emulated translation] "
 export const JA_MARK = "【エミュレータ訳】"
 
 const KANA = "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワン"
-const EN_WORDS = ["the", "river", "light", "north", "market", "signal", "garden", "paper", "morning", "stone", "city", "voice",
-  "bridge", "window", "season", "letter", "forest", "harbor", "engine", "story"]
+const EN_WORDS = [
+  "the",
+  "river",
+  "light",
+  "north",
+  "market",
+  "signal",
+  "garden",
+  "paper",
+  "morning",
+  "stone",
+  "city",
+  "voice",
+  "bridge",
+  "window",
+  "season",
+  "letter",
+  "forest",
+  "harbor",
+  "engine",
+  "story"
+]
 
 /** Tokens carried over verbatim (the emulator's own notion, independent of any client's). */
 const PROTECTED =
@@ -53,7 +73,8 @@ const enWordsToJa = (text: string): string =>
 const jaCharsToEn = (text: string): string => {
   const chars = [...text].filter((c) => /[\p{L}\p{N}]/u.test(c))
   const words: Array<string> = []
-  for (let i = 0; i < chars.length; i += 2) words.push(EN_WORDS[fnv1a(chars.slice(i, i + 2).join("")) % EN_WORDS.length]!)
+  for (let i = 0; i < chars.length; i += 2)
+    words.push(EN_WORDS[fnv1a(chars.slice(i, i + 2).join("")) % EN_WORDS.length]!)
   return words.join(" ")
 }
 

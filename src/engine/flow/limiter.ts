@@ -98,7 +98,9 @@ export const makeLimiter = (settings: LimiterSettings) =>
      */
     const pace: Effect.Effect<number> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       // No pause and no pacing (no rate, or none learnt yet): no generator, once per request.
-      now >= pausedUntil && (discovery === undefined ? interval === 0 : discovery.intervalMs() === 0) ? Effect.succeed(now) : paced
+      now >= pausedUntil && (discovery === undefined ? interval === 0 : discovery.intervalMs() === 0)
+        ? Effect.succeed(now)
+        : paced
     )
     const paced: Effect.Effect<number> = Effect.gen(function* () {
       while (true) {
@@ -148,12 +150,21 @@ export const makeLimiter = (settings: LimiterSettings) =>
      * uninterruptibly, the pacing and the call run interruptibly, and the slot is given back
      * however they end (an interruption is passed on after it).
      */
-    const runTimed = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<{ readonly result: Either.Either<A, E>; readonly startedAt: number }, never, R> =>
+    const runTimed = <A, E, R>(
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<{ readonly result: Either.Either<A, E>; readonly startedAt: number }, never, R> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.zipRight(
           takeSlot,
-          Effect.flatMap(Effect.exit(restore(Effect.flatMap(pace, (startedAt) => Effect.map(Effect.either(effect), (result) => ({ result, startedAt }))))), (exit) =>
-            Effect.zipRight(releaseSlot, exit)
+          Effect.flatMap(
+            Effect.exit(
+              restore(
+                Effect.flatMap(pace, (startedAt) =>
+                  Effect.map(Effect.either(effect), (result) => ({ result, startedAt }))
+                )
+              )
+            ),
+            (exit) => Effect.zipRight(releaseSlot, exit)
           )
         )
       )
@@ -161,7 +172,11 @@ export const makeLimiter = (settings: LimiterSettings) =>
     return {
       /** Runs `effect` as one request of this model: slot, pause, pace, then the call. */
       run: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-        Effect.acquireUseRelease(takeSlot, () => Effect.zipRight(pace, effect), () => releaseSlot),
+        Effect.acquireUseRelease(
+          takeSlot,
+          () => Effect.zipRight(pace, effect),
+          () => releaseSlot
+        ),
       /** Runs `effect` as one request; gives its result and the time it started (after pacing). */
       runTimed,
       /**
@@ -169,7 +184,10 @@ export const makeLimiter = (settings: LimiterSettings) =>
        * every worker for Retry-After. Discovering: lower the rate; a long Retry-After pauses every
        * worker, a short one is returned for the rejected request alone to wait.
        */
-      onRateLimited: (retryAfter: Duration.Duration | undefined, startedAt?: number): Effect.Effect<Duration.Duration | undefined> =>
+      onRateLimited: (
+        retryAfter: Duration.Duration | undefined,
+        startedAt?: number
+      ): Effect.Effect<Duration.Duration | undefined> =>
         Effect.gen(function* () {
           if (discovery !== undefined) {
             const now = (lastEventAt = yield* Clock.currentTimeMillis)

@@ -165,7 +165,11 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       if (since !== undefined) {
         // The service's rate is what it accepted; the paced rate bounds it when demand was lower.
         const elapsed = now - since
-        const acceptedRate = elapsed > 0 ? (acceptedEwma * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) * 1000) / (1 - Math.exp(-elapsed / s.averageMs)) : rate
+        const acceptedRate =
+          elapsed > 0
+            ? (acceptedEwma * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) * 1000) /
+              (1 - Math.exp(-elapsed / s.averageMs))
+            : rate
         found = Math.min(averaged(now), acceptedRate)
       }
       return {

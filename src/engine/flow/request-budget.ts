@@ -27,7 +27,9 @@ export const makeRequestBudget = (max: number | undefined): Effect.Effect<Reques
     let sending = 0
     let halted = false
     const closed = () => halted || (max !== undefined && taken >= max)
-    const settle = Effect.suspend(() => (closed() && sending === 0 ? Deferred.succeed(drained, undefined) : Effect.void))
+    const settle = Effect.suspend(() =>
+      closed() && sending === 0 ? Deferred.succeed(drained, undefined) : Effect.void
+    )
     const around = <A, E, R>(attempt: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.suspend(() => {
         if (closed()) return Effect.zipRight(settle, Effect.never)

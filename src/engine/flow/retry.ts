@@ -81,7 +81,10 @@ export const defaultRetryPolicy: RetryPolicy = {
 /** Exponential backoff with "equal jitter": half fixed, half random. */
 export const backoff = (policy: RetryPolicy, attempt: number) =>
   Effect.gen(function* () {
-    const ceiling = Math.min(Duration.toMillis(policy.maxDelay), Duration.toMillis(policy.baseDelay) * 2 ** Math.max(0, attempt - 1))
+    const ceiling = Math.min(
+      Duration.toMillis(policy.maxDelay),
+      Duration.toMillis(policy.baseDelay) * 2 ** Math.max(0, attempt - 1)
+    )
     const r = yield* Random.next
     return Duration.millis(ceiling / 2 + r * (ceiling / 2))
   })
@@ -119,7 +122,10 @@ const retryAfterFailure = <A, E extends ErrorLike, R>(
   Effect.gen(function* () {
     let attempts = 0
     let rateLimited = 0
-    let next: { readonly error: E; readonly startedAt: number } | undefined = { error: firstError, startedAt: firstStartedAt }
+    let next: { readonly error: E; readonly startedAt: number } | undefined = {
+      error: firstError,
+      startedAt: firstStartedAt
+    }
     while (true) {
       if (next === undefined) {
         const { result, startedAt } = yield* limiter.runTimed(attempt)
@@ -136,12 +142,21 @@ const retryAfterFailure = <A, E extends ErrorLike, R>(
         case "Abort":
           return yield* Effect.fail(new JobAborted({ reason: error.message }))
         case "Permanent":
-          return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts: attempts + 1, cause: error }))
+          return yield* Effect.fail(
+            new RequestFailed({ status: error._tag, detail: error.message, attempts: attempts + 1, cause: error })
+          )
         case "RateLimited": {
           events.on429()
           rateLimited++
           if (rateLimited > policy.max429) {
-            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: `${error.message}; gave up after ${rateLimited} 429s`, attempts: attempts + 1, cause: error }))
+            return yield* Effect.fail(
+              new RequestFailed({
+                status: error._tag,
+                detail: `${error.message}; gave up after ${rateLimited} 429s`,
+                attempts: attempts + 1,
+                cause: error
+              })
+            )
           }
           // The limiter pauses every worker, or leaves this request alone to wait the Retry-After.
           const ownWait = yield* limiter.onRateLimited(c.retryAfter, startedAt)
@@ -154,7 +169,9 @@ const retryAfterFailure = <A, E extends ErrorLike, R>(
         case "Transient": {
           attempts++
           if (attempts >= policy.maxAttempts) {
-            return yield* Effect.fail(new RequestFailed({ status: error._tag, detail: error.message, attempts, cause: error }))
+            return yield* Effect.fail(
+              new RequestFailed({ status: error._tag, detail: error.message, attempts, cause: error })
+            )
           }
           events.onRetry()
           if (c._tag === "Unavailable" && c.retryAfter !== undefined) yield* limiter.pauseFor(c.retryAfter)

@@ -26,7 +26,9 @@ export interface PoolOptions<A, E, R, E2, R2> {
 }
 
 /** Runs every item through `process`; says whether a stop cut it short. */
-export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>): Effect.Effect<{ readonly stopped: boolean }, E | E2, R | R2> =>
+export const runPool = <A, E, R, E2, R2>(
+  options: PoolOptions<A, E, R, E2, R2>
+): Effect.Effect<{ readonly stopped: boolean }, E | E2, R | R2> =>
   Effect.gen(function* () {
     let stopped = false
     const markStopped = Effect.sync(() => void (stopped = true))
@@ -63,7 +65,9 @@ export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>):
       Stream.runForEachChunk((chunk) => offerFrom(Chunk.toReadonlyArray(chunk), 0)),
       // One end marker per worker once reading is over (normally or by a stop). Not on failure:
       // then the workers are interrupted and nobody would take them.
-      Effect.zipRight(Effect.forEach(Array.from({ length: options.workers }), () => Queue.offer(queue, undefined), { discard: true }))
+      Effect.zipRight(
+        Effect.forEach(Array.from({ length: options.workers }), () => Queue.offer(queue, undefined), { discard: true })
+      )
     )
     // A loop of effects, not a generator: this runs once per item.
     const startGate = options.gate
@@ -86,10 +90,16 @@ export const runPool = <A, E, R, E2, R2>(options: PoolOptions<A, E, R, E2, R2>):
         worker
       )
     })
-    const pass = Effect.all([reader, ...Array.from({ length: options.workers }, () => worker)], { concurrency: "unbounded", discard: true })
+    const pass = Effect.all([reader, ...Array.from({ length: options.workers }, () => worker)], {
+      concurrency: "unbounded",
+      discard: true
+    })
     // A stop counts at once, also when the reader has already read everything (a stop near the
     // end): queued items are left for the next run; started ones get the grace period.
-    const graceOver = options.drained === undefined ? Effect.sleep(options.grace) : Effect.raceFirst(Effect.sleep(options.grace), options.drained)
+    const graceOver =
+      options.drained === undefined
+        ? Effect.sleep(options.grace)
+        : Effect.raceFirst(Effect.sleep(options.grace), options.drained)
     const deadline = options.stop.pipe(Effect.zipRight(markStopped), Effect.zipRight(graceOver))
     yield* Effect.raceFirst(pass, deadline)
     return { stopped }

@@ -65,7 +65,12 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         if (existing) return Effect.succeed(existing)
         const rpm = settings.rpm[model] ?? settings.rpm["*"]
         // No rpm configured (the spec publishes none): the limiter learns one from the 429s met.
-        return makeLimiter({ rpm, maxConcurrency: settings.maxConcurrency, discover: rpm === undefined, onSlotsChange: startGate.notify }).pipe(
+        return makeLimiter({
+          rpm,
+          maxConcurrency: settings.maxConcurrency,
+          discover: rpm === undefined,
+          onSlotsChange: startGate.notify
+        }).pipe(
           Effect.tap((l) =>
             Effect.sync(() => {
               limiters.set(model, l)
@@ -76,7 +81,8 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
       })
 
     // Hashed once per request: the fold keeps the keys with the prepared stage and hands them to `ask`.
-    const keyOf = (request: StageRequest) => (settings.origin === undefined ? request.key : originKey(settings.origin, request.key))
+    const keyOf = (request: StageRequest) =>
+      settings.origin === undefined ? request.key : originKey(settings.origin, request.key)
 
     // Pipes, not a generator: this runs once per request.
     const send = (request: StageRequest, key: string) =>
@@ -97,13 +103,19 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
             stats.tokens(answered.tokens)
             if (settings.cache === "off") return Effect.succeed(answered.value)
             // The ledger cannot keep answers (disk full, …): every further answer would be paid for and lost.
-            return ledger.putAnswer({ key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens }, request.answer, answered.value).pipe(
-              Effect.mapError((e) => new JobAborted({ reason: e.message })),
-              Effect.map(() => {
-                remember(key, answered.value)
-                return answered.value
-              })
-            )
+            return ledger
+              .putAnswer(
+                { key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens },
+                request.answer,
+                answered.value
+              )
+              .pipe(
+                Effect.mapError((e) => new JobAborted({ reason: e.message })),
+                Effect.map(() => {
+                  remember(key, answered.value)
+                  return answered.value
+                })
+              )
           })
         )
       })

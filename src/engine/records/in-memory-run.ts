@@ -35,17 +35,27 @@ export const processRecords = (pipeline: Pipeline, records: Iterable<Fields>, op
       const answers = yield* makeAnswerCache(
         ledger,
         stats,
-        { cache: "read-write", rpm: options.rpm ?? {}, maxConcurrency: options.concurrency ?? 16, retry: options.retry ?? defaultRetryPolicy },
+        {
+          cache: "read-write",
+          rpm: options.rpm ?? {},
+          maxConcurrency: options.concurrency ?? 16,
+          retry: options.retry ?? defaultRetryPolicy
+        },
         0
       )
       const { fold } = makeStageFold(pipeline, answers, { referenceAnswers: false })
       const results = yield* Effect.forEach(
         records,
         (fields) =>
-          Effect.zipRight(answers.startGate.wait, Effect.ensuring(fold(fields), Effect.sync(answers.startGate.finished))).pipe(
+          Effect.zipRight(
+            answers.startGate.wait,
+            Effect.ensuring(fold(fields), Effect.sync(answers.startGate.finished))
+          ).pipe(
             Effect.map((done): ProcessedRecord => ({ _tag: "Done", fields, rows: done.output.rows })),
             // A request that failed for good fails its record (the fold says which stage): no RequestFailed escapes it.
-            Effect.catchTag("RecordFailed", (failed) => Effect.succeed<ProcessedRecord>({ _tag: "Failed", fields, error: failed.info }))
+            Effect.catchTag("RecordFailed", (failed) =>
+              Effect.succeed<ProcessedRecord>({ _tag: "Failed", fields, error: failed.info })
+            )
           ),
         { concurrency: options.records ?? 32 }
       )
@@ -53,4 +63,3 @@ export const processRecords = (pipeline: Pipeline, records: Iterable<Fields>, op
       return results
     })
   )
-

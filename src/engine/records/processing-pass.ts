@@ -107,7 +107,12 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
     const ledger = yield* Ledger
     const { runId, resumed, budget, inline, declared, knownTypes } = context
     let budgetSpent = false
-    const answers = yield* makeAnswerCache(ledger, stats, { ...settings, origin: settings.service, budget }, context.startedAt)
+    const answers = yield* makeAnswerCache(
+      ledger,
+      stats,
+      { ...settings, origin: settings.service, budget },
+      context.startedAt
+    )
     const fold = makeStageFold(settings.pipeline, answers, { referenceAnswers: settings.cache !== "off" })
 
     /** A record's outcome: to the ledger, then to the output written as the run goes. */
@@ -159,7 +164,9 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
      * (a one-stage pipeline on a warm rerun) is stored with the window's; the rest go on to the
      * workers with their record in fold.
      */
-    const window = (chunk: Chunk.Chunk<SourceRecord>): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
+    const window = (
+      chunk: Chunk.Chunk<SourceRecord>
+    ): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
         const todo: Array<SourceRecord> = []
         const skippedOrdinals: Array<number> = []
@@ -170,9 +177,14 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
         if (skippedOrdinals.length > 0) return Effect.zipRight(settleSkipped(skippedOrdinals), windowOf(todo))
         return windowOf(todo)
       })
-    const windowOf = (todo: Array<SourceRecord>): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
+    const windowOf = (
+      todo: Array<SourceRecord>
+    ): Effect.Effect<Chunk.Chunk<RecordForWorker>, JobAborted | RequestFailed | LedgerError> =>
       Effect.suspend(() => {
-        if (settings.cache === "off") return Effect.succeed(Chunk.unsafeFromArray(todo.map((record) => ({ record, state: fold.begin(record.fields) }))))
+        if (settings.cache === "off")
+          return Effect.succeed(
+            Chunk.unsafeFromArray(todo.map((record) => ({ record, state: fold.begin(record.fields) })))
+          )
         const requests: Array<StageRequest> = []
         const states: Array<RecordInFold> = []
         const steps: Array<Prepared | RecordFailed | undefined> = []
@@ -252,7 +264,10 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
       gate: answers.startGate,
       // After a stop nothing new is sent; what was sent is answered and kept, then the run ends
       // (the start gate opens, so idle workers reach their end markers).
-      stop: Effect.raceFirst(settings.stop, Effect.tap(budget.spent, () => void (budgetSpent = true))).pipe(
+      stop: Effect.raceFirst(
+        settings.stop,
+        Effect.tap(budget.spent, () => void (budgetSpent = true))
+      ).pipe(
         Effect.tap(() => budget.halt),
         Effect.tap(() => answers.startGate.open())
       ),
@@ -260,5 +275,11 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
       drained: budget.drained
     })
 
-    return { stopped: pass.stopped, budgetSpent, columns: [...seen], overflow, types: kinds.types } satisfies ProcessingResult
+    return {
+      stopped: pass.stopped,
+      budgetSpent,
+      columns: [...seen],
+      overflow,
+      types: kinds.types
+    } satisfies ProcessingResult
   })

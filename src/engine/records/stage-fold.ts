@@ -16,7 +16,15 @@ import type { Column } from "../../pipeline/columns.ts"
 import type { AnswerRef, FailureInfo, RecordOutput } from "../../ledger/stored.ts"
 import type { Ask } from "./answer-cache.ts"
 import type { JobAborted, RequestFailed } from "../flow/retry.ts"
-import { type Fields, type Pipeline, type Prepared, type Row, type Stage, StageInputError, type StageRequest } from "../../pipeline/stage.ts"
+import {
+  type Fields,
+  type Pipeline,
+  type Prepared,
+  type Row,
+  type Stage,
+  StageInputError,
+  type StageRequest
+} from "../../pipeline/stage.ts"
 
 /** A record that cannot be done: an outcome of the run, not an error of it. */
 export class RecordFailed extends Data.TaggedError("RecordFailed")<{ readonly info: FailureInfo }> {}
@@ -68,7 +76,11 @@ const fail = (stage: string, status: string, message: string, attempts = 0) =>
   new RecordFailed({ info: { stage, status, message, attempts } })
 
 /** A vector value that is an answer, or a property of one, becomes a reference to it. */
-const referenced = (value: unknown, answers: ReadonlyArray<unknown>, keys: ReadonlyArray<string>): AnswerRef | undefined => {
+const referenced = (
+  value: unknown,
+  answers: ReadonlyArray<unknown>,
+  keys: ReadonlyArray<string>
+): AnswerRef | undefined => {
   if (value === null || typeof value !== "object") return undefined
   for (let i = 0; i < answers.length; i++) {
     const a = answers[i]
@@ -80,10 +92,14 @@ const referenced = (value: unknown, answers: ReadonlyArray<unknown>, keys: Reado
   return undefined
 }
 
-const nulls = (columns: ReadonlyArray<Column>): Record<string, unknown> => Object.fromEntries(columns.map((c) => [c.name, null]))
+const nulls = (columns: ReadonlyArray<Column>): Record<string, unknown> =>
+  Object.fromEntries(columns.map((c) => [c.name, null]))
 
 /** Two stages' counters added up (a new object: a stage's own counters are never changed). */
-const addCounts = (a: Readonly<Record<string, number>> | undefined, b: Readonly<Record<string, number>> | undefined) => {
+const addCounts = (
+  a: Readonly<Record<string, number>> | undefined,
+  b: Readonly<Record<string, number>> | undefined
+) => {
   if (b === undefined) return a
   if (a === undefined) return b
   const sum: Record<string, number> = { ...a }
@@ -95,10 +111,20 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
   const stages = pipeline.stages
   const allNull = nulls(pipeline.columns)
   const skippedColumns = stages.map((s) => nulls(s.columns))
-  const vectorColumns = stages.map((s) => (options.referenceAnswers ? s.columns.filter((c) => c.type._tag === "vector") : []))
+  const vectorColumns = stages.map((s) =>
+    options.referenceAnswers ? s.columns.filter((c) => c.type._tag === "vector") : []
+  )
 
   /** A record at the start of the fold. */
-  const begin = (input: Fields): RecordInFold => ({ next: 0, fields: input, columns: allNull, fanned: undefined, keys: [], counts: undefined, pending: undefined })
+  const begin = (input: Fields): RecordInFold => ({
+    next: 0,
+    fields: input,
+    columns: allNull,
+    fanned: undefined,
+    keys: [],
+    counts: undefined,
+    pending: undefined
+  })
 
   /**
    * Skips the stages whose `when` does not hold (their columns null) and prepares the next one;
@@ -128,7 +154,12 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
    * Every answer of the stage `prepareNext` prepared (in request order, stored under `keys`): its
    * rows folded into the record, or why it fails. Arguments, not an object: once per record on a warm rerun.
    */
-  const absorb = (state: RecordInFold, prepared: Prepared, keys: ReadonlyArray<string>, answered: ReadonlyArray<unknown>): RecordFailed | undefined => {
+  const absorb = (
+    state: RecordInFold,
+    prepared: Prepared,
+    keys: ReadonlyArray<string>,
+    answered: ReadonlyArray<unknown>
+  ): RecordFailed | undefined => {
     const stage = stages[state.next]!
     let rows: ReadonlyArray<Row>
     try {
@@ -136,7 +167,8 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
     } catch (e) {
       return fail(stage.name, "assemble", `could not assemble the answers: ${(e as Error).message}`)
     }
-    if (!stage.fanOut && rows.length !== 1) return fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`)
+    if (!stage.fanOut && rows.length !== 1)
+      return fail(stage.name, "stage-contract", `a one-row stage assembled ${rows.length} rows`)
     const vectors = vectorColumns[state.next]!
     const stored =
       vectors.length === 0
@@ -171,7 +203,11 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
   })
 
   /** The settled answers of a step: all of them, or why the record fails (the first failure in request order). */
-  const settle = (stage: Stage, prepared: Prepared, settled: ReadonlyArray<Either.Either<unknown, RequestFailed | JobAborted>>): Array<unknown> | RecordFailed | JobAborted => {
+  const settle = (
+    stage: Stage,
+    prepared: Prepared,
+    settled: ReadonlyArray<Either.Either<unknown, RequestFailed | JobAborted>>
+  ): Array<unknown> | RecordFailed | JobAborted => {
     const answered: Array<unknown> = []
     let failure: { readonly error: RequestFailed; readonly index: number } | undefined
     for (const [index, r] of settled.entries()) {
@@ -187,7 +223,8 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
 
   // Every request runs to its end even when a sibling fails, so finished chunks are stored for
   // the retry; then the first failure (in request order) fails the record.
-  const askAll = ({ prepared, keys }: KeyedPreparation) => prepared.requests.length === 1
+  const askAll = ({ prepared, keys }: KeyedPreparation) =>
+    prepared.requests.length === 1
       ? Effect.map(Effect.either(answers.ask(prepared.requests[0]!, keys[0]!)), (r) => [r])
       : Effect.all(
           prepared.requests.map((r, i) => answers.ask(r, keys[i]!)),
@@ -217,9 +254,18 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
   }
 
   /** One record through every stage. */
-  const fold = (input: Fields): Effect.Effect<FoldedRecord, RecordFailed | JobAborted> => Effect.suspend(() => carryOn(begin(input)))
+  const fold = (input: Fields): Effect.Effect<FoldedRecord, RecordFailed | JobAborted> =>
+    Effect.suspend(() => carryOn(begin(input)))
 
-  return { fold, begin, prepareNext, absorb, finished, result, carryOn: (state: RecordInFold) => Effect.suspend(() => carryOn(state)) }
+  return {
+    fold,
+    begin,
+    prepareNext,
+    absorb,
+    finished,
+    result,
+    carryOn: (state: RecordInFold) => Effect.suspend(() => carryOn(state))
+  }
 }
 
 export type StageFold = ReturnType<typeof makeStageFold>

@@ -10,7 +10,13 @@ import { addedColumns, type SinkAdapter } from "../sink.ts"
 
 // Booleans as true/false (csv-stringify's default writes false as an empty field, like null).
 const cell = (v: unknown): unknown =>
-  v === undefined || v === null ? null : typeof v === "boolean" ? String(v) : typeof v === "object" ? JSON.stringify(v) : v
+  v === undefined || v === null
+    ? null
+    : typeof v === "boolean"
+      ? String(v)
+      : typeof v === "object"
+        ? JSON.stringify(v)
+        : v
 
 export const csvSink: SinkAdapter = {
   name: "csv",

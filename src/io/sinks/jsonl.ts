@@ -12,7 +12,11 @@ export interface JsonlFile {
 
 /** A JSON Lines file, atomic (the rejects file is one too). */
 export const jsonlFile = (path: string): Effect.Effect<JsonlFile, SinkError, Scope.Scope> =>
-  Effect.map(atomicTextFile(path), (file) => ({ write: (value) => file.write(`${JSON.stringify(value)}\n`), text: file.write, commit: file.commit }))
+  Effect.map(atomicTextFile(path), (file) => ({
+    write: (value) => file.write(`${JSON.stringify(value)}\n`),
+    text: file.write,
+    commit: file.commit
+  }))
 
 export const jsonlSink: SinkAdapter = {
   name: "jsonl",

@@ -52,9 +52,11 @@ const schemaTrees = (schema: ReadonlyArray<SchemaElement>): Map<string, SchemaNo
   return out
 }
 
-const asText = (v: unknown): string => (typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v))
+const asText = (v: unknown): string =>
+  typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)
 const nullable = (f: (v: unknown) => unknown) => (v: unknown) => (v === null || v === undefined ? null : f(v))
-const asBigInt = (v: unknown) => BigInt.asIntN(64, typeof v === "bigint" ? v : BigInt(typeof v === "number" ? Math.trunc(v) : String(v)))
+const asBigInt = (v: unknown) =>
+  BigInt.asIntN(64, typeof v === "bigint" ? v : BigInt(typeof v === "number" ? Math.trunc(v) : String(v)))
 const asDate = (v: unknown) => (v instanceof Date ? v : new Date(typeof v === "number" ? v : String(v)))
 const textColumn = (name: string, note?: string): InputColumnPlan => ({
   elements: [{ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" }],
@@ -80,7 +82,8 @@ const leafConverter = (e: SchemaElement): ((v: unknown) => unknown) | string => 
     case "BYTE_ARRAY":
       if (ct === "UTF8" || ct === "ENUM" || lt?.type === "STRING" || lt?.type === "ENUM") return asText
       if (ct === "JSON" || lt?.type === "JSON") return (v) => v
-      if (ct === undefined && lt === undefined) return (v) => (v instanceof Uint8Array ? v : new TextEncoder().encode(asText(v)))
+      if (ct === undefined && lt === undefined)
+        return (v) => (v instanceof Uint8Array ? v : new TextEncoder().encode(asText(v)))
       return `${ct ?? lt?.type} byte arrays`
     case "FIXED_LEN_BYTE_ARRAY":
       if (lt?.type === "UUID") return asText
@@ -101,7 +104,8 @@ const treeConverter = (n: SchemaNode): ((v: unknown) => unknown) | string => {
   if (e.converted_type === "MAP" || e.converted_type === "MAP_KEY_VALUE" || e.logical_type?.type === "MAP") return "MAP"
   if (e.converted_type === "LIST" || e.logical_type?.type === "LIST") {
     const repeated = n.children[0]!
-    if (n.children.length !== 1 || repeated.element.repetition_type !== "REPEATED" || repeated.children.length !== 1) return "a legacy (2-level) LIST"
+    if (n.children.length !== 1 || repeated.element.repetition_type !== "REPEATED" || repeated.children.length !== 1)
+      return "a legacy (2-level) LIST"
     const item = treeConverter(repeated.children[0]!)
     if (typeof item === "string") return item
     return nullable((v) => (Array.isArray(v) ? v.map(item) : [item(v)]))
@@ -121,16 +125,23 @@ const treeConverter = (n: SchemaNode): ((v: unknown) => unknown) | string => {
 
 const observedColumn = (name: string, kinds: ReadonlySet<ValueKind>): InputColumnPlan => {
   const only = (...allowed: Array<ValueKind>) => kinds.size > 0 && [...kinds].every((k) => allowed.includes(k))
-  if (only("boolean")) return { elements: [{ name, type: "BOOLEAN", repetition_type: "OPTIONAL" }], convert: nullable((v) => v) }
-  if (only("int32")) return { elements: [{ name, type: "INT32", repetition_type: "OPTIONAL" }], convert: nullable(Number) }
-  if (only("int32", "int64")) return { elements: [{ name, type: "INT64", repetition_type: "OPTIONAL" }], convert: nullable(asBigInt) }
-  if (only("int32", "int64", "number")) return { elements: [{ name, type: "DOUBLE", repetition_type: "OPTIONAL" }], convert: nullable(Number) }
+  if (only("boolean"))
+    return { elements: [{ name, type: "BOOLEAN", repetition_type: "OPTIONAL" }], convert: nullable((v) => v) }
+  if (only("int32"))
+    return { elements: [{ name, type: "INT32", repetition_type: "OPTIONAL" }], convert: nullable(Number) }
+  if (only("int32", "int64"))
+    return { elements: [{ name, type: "INT64", repetition_type: "OPTIONAL" }], convert: nullable(asBigInt) }
+  if (only("int32", "int64", "number"))
+    return { elements: [{ name, type: "DOUBLE", repetition_type: "OPTIONAL" }], convert: nullable(Number) }
   // Strings, objects, mixed kinds, or only nulls: text (objects as JSON), which every value fits.
   return textColumn(name)
 }
 
 /** How each input column is written, from what is known of the input's types. */
-export const inputColumnPlans = (names: ReadonlyArray<string>, types: InputTypes | undefined): Map<string, InputColumnPlan> | undefined => {
+export const inputColumnPlans = (
+  names: ReadonlyArray<string>,
+  types: InputTypes | undefined
+): Map<string, InputColumnPlan> | undefined => {
   if (types === undefined) return undefined
   const plans = new Map<string, InputColumnPlan>()
   if (types._tag === "Observed") {
@@ -146,11 +157,18 @@ export const inputColumnPlans = (names: ReadonlyArray<string>, types: InputTypes
     }
     const convert = treeConverter(tree)
     if (typeof convert === "string") {
-      plans.set(name, textColumn(name, `input column ${name}: ${convert} cannot be written to Parquet here; written as JSON text`))
+      plans.set(
+        name,
+        textColumn(name, `input column ${name}: ${convert} cannot be written to Parquet here; written as JSON text`)
+      )
       continue
     }
     // hyparquet-writer scales a DECIMAL only by its converted type.
-    const flat = tree.flat.map((e) => (e.logical_type?.type === "DECIMAL" && e.converted_type === undefined ? { ...e, converted_type: "DECIMAL" as const } : e))
+    const flat = tree.flat.map((e) =>
+      e.logical_type?.type === "DECIMAL" && e.converted_type === undefined
+        ? { ...e, converted_type: "DECIMAL" as const }
+        : e
+    )
     plans.set(name, { elements: flat, convert })
   }
   return plans
@@ -158,7 +176,9 @@ export const inputColumnPlans = (names: ReadonlyArray<string>, types: InputTypes
 
 /** The notes of columns not written with their input type (for a warning). */
 export const parquetInputNotes = (spec: SinkSpec): ReadonlyArray<string> =>
-  [...(inputColumnPlans(spec.inputColumns, spec.inputTypes)?.values() ?? [])].flatMap((p) => (p.note !== undefined ? [p.note] : []))
+  [...(inputColumnPlans(spec.inputColumns, spec.inputTypes)?.values() ?? [])].flatMap((p) =>
+    p.note !== undefined ? [p.note] : []
+  )
 
 const outputSchema = (c: Column): ReadonlyArray<SchemaElement> => {
   switch (c.type._tag) {
@@ -181,7 +201,11 @@ const outputSchema = (c: Column): ReadonlyArray<SchemaElement> => {
 
 /** An input value as the writer takes it: objects and arrays as JSON text. */
 const inputValue = (v: unknown): unknown =>
-  v === undefined ? null : v !== null && typeof v === "object" && !(v instanceof Date) && !(v instanceof Uint8Array) ? JSON.stringify(v) : v
+  v === undefined
+    ? null
+    : v !== null && typeof v === "object" && !(v instanceof Date) && !(v instanceof Uint8Array)
+      ? JSON.stringify(v)
+      : v
 
 type Target = ReturnType<typeof fileWriter>
 
@@ -205,16 +229,20 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
       case "string":
         return typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)
       case "number":
-        if (typeof v !== "number") throw fail(`column ${c.name}, row ${row}: expected a number, got ${JSON.stringify(v)}`)
+        if (typeof v !== "number")
+          throw fail(`column ${c.name}, row ${row}: expected a number, got ${JSON.stringify(v)}`)
         return v
       case "boolean":
-        if (typeof v !== "boolean") throw fail(`column ${c.name}, row ${row}: expected a boolean, got ${JSON.stringify(v)}`)
+        if (typeof v !== "boolean")
+          throw fail(`column ${c.name}, row ${row}: expected a boolean, got ${JSON.stringify(v)}`)
         return v
       case "json":
         return v
       case "vector":
         if (!Array.isArray(v) || v.length !== c.type.dim || v.some((x) => typeof x !== "number")) {
-          throw fail(`column ${c.name}, row ${row}: expected vector(${c.type.dim}), got ${Array.isArray(v) ? `${v.length} values` : typeof v}`)
+          throw fail(
+            `column ${c.name}, row ${row}: expected vector(${c.type.dim}), got ${Array.isArray(v) ? `${v.length} values` : typeof v}`
+          )
         }
         return v
     }
@@ -254,7 +282,10 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
         ...added.flatMap(outputSchema)
       ]
       // Creating the file can fail (no space for it, no permission): an error, not a defect.
-      writer = yield* Effect.try({ try: () => new ParquetWriter({ writer: target(), schema }), catch: (e) => fail((e as Error).message) })
+      writer = yield* Effect.try({
+        try: () => new ParquetWriter({ writer: target(), schema }),
+        catch: (e) => fail((e as Error).message)
+      })
     }
     const w = writer
     yield* Effect.tryPromise({

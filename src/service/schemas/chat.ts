@@ -93,15 +93,17 @@ export const ChatParameters = {
   seed: Schema.optional(Schema.Int),
   stop: Schema.optional(
     Schema.NullOr(
-      Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.maxItems(Limits.maxStopStrings))).annotations({
-        message: (issue) => ({
-          message:
-            Array.isArray(issue.actual) && issue.actual.length > Limits.maxStopStrings
-              ? `at most ${Limits.maxStopStrings} stop strings; got ${issue.actual.length}`
-              : `Expected a string or a list of at most ${Limits.maxStopStrings} strings, actual ${shown(issue.actual)}`,
-          override: true
-        })
-      })
+      Schema.Union(Schema.String, Schema.Array(Schema.String).pipe(Schema.maxItems(Limits.maxStopStrings))).annotations(
+        {
+          message: (issue) => ({
+            message:
+              Array.isArray(issue.actual) && issue.actual.length > Limits.maxStopStrings
+                ? `at most ${Limits.maxStopStrings} stop strings; got ${issue.actual.length}`
+                : `Expected a string or a list of at most ${Limits.maxStopStrings} strings, actual ${shown(issue.actual)}`,
+            override: true
+          })
+        }
+      )
     )
   ),
   temperature: Schema.optional(Schema.Number.pipe(Schema.between(0, 2))),

@@ -61,9 +61,7 @@ export const RerankResponse = Schema.Struct({
   object: Schema.String,
   created: Schema.Int,
   model: Schema.String,
-  data: Schema.Tuple(
-    Schema.Struct({ object: Schema.String, index: Schema.Int, result: Schema.Array(DocumentScore) })
-  ),
+  data: Schema.Tuple(Schema.Struct({ object: Schema.String, index: Schema.Int, result: Schema.Array(DocumentScore) })),
   usage: EndpointUsage
 })
 export type RerankResponse = typeof RerankResponse.Type
@@ -135,9 +133,7 @@ export type Lang = typeof Lang.Type
 export const TranslateText = Schema.String.pipe(
   Schema.filter((s) => {
     const n = codePointLength(s)
-    return n <= Limits.translateCodePoints
-      ? true
-      : `text is ${n} code points; at most ${Limits.translateCodePoints}`
+    return n <= Limits.translateCodePoints ? true : `text is ${n} code points; at most ${Limits.translateCodePoints}`
   })
 )
 

@@ -21,7 +21,12 @@ const measure = (set: ReadonlyArray<Labelled>) => {
   const others = set.filter((r) => r.kind !== "harmful")
   const recalled = harmful.filter((r) => r.expect.every((c) => judge(r.text).includes(c as never)))
   const flagged = others.filter((r) => judge(r.text).length > 0)
-  return { recall: recalled.length / harmful.length, falsePositiveRate: flagged.length / others.length, missed: harmful.filter((r) => !recalled.includes(r)).map((r) => r.text), flagged: flagged.map((r) => r.text) }
+  return {
+    recall: recalled.length / harmful.length,
+    falsePositiveRate: flagged.length / others.length,
+    missed: harmful.filter((r) => !recalled.includes(r)).map((r) => r.text),
+    flagged: flagged.map((r) => r.text)
+  }
 }
 
 describe("svc3-guard stand-in", () => {
@@ -30,8 +35,14 @@ describe("svc3-guard stand-in", () => {
     expect(set.length).toBeGreaterThanOrEqual(150)
     for (let i = 1; i <= 12; i++) {
       const of = set.filter((r) => r.expect.includes(`T${i}`))
-      expect(of.some((r) => /[a-z]/i.test(r.text) && !/[ぁ-んァ-ン一-龯]/u.test(r.text)), `T${i} en`).toBe(true)
-      expect(of.some((r) => /[ぁ-んァ-ン一-龯]/u.test(r.text)), `T${i} ja`).toBe(true)
+      expect(
+        of.some((r) => /[a-z]/i.test(r.text) && !/[ぁ-んァ-ン一-龯]/u.test(r.text)),
+        `T${i} en`
+      ).toBe(true)
+      expect(
+        of.some((r) => /[ぁ-んァ-ン一-龯]/u.test(r.text)),
+        `T${i} ja`
+      ).toBe(true)
     }
   })
 

@@ -24,7 +24,6 @@ export const orderingCases: ReadonlyArray<OrderingCase> = readFileSync(
   .filter((line) => line.trim() !== "")
   .map((line) => JSON.parse(line) as OrderingCase)
 
-
 export interface OrderingResult {
   readonly total: number
   readonly rerankFirst: number

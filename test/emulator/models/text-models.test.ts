@@ -5,7 +5,6 @@ import { terms } from "../../../src/emulator/models/text-features.ts"
 import { evaluateOrdering } from "./ordering-eval.ts"
 import { cosine } from "../../helpers.ts"
 
-
 describe("text features", () => {
   it("stems English words: 'cats' matches 'cat', 'sleeps' matches 'sleeping'", () => {
     expect(terms("cats sleeps").map((t) => t.term)).toEqual(terms("cat sleeping").map((t) => t.term))

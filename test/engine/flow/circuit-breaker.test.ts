@@ -12,12 +12,15 @@ import { generate } from "../../../src/stages/generate.ts"
 import { KEY } from "../../helpers.ts"
 import { pipelineOf, runOnce, tempDir, writeRecords } from "../run-helpers.ts"
 
-const failedWith = (e: { readonly _tag: string; readonly message: string; readonly systemic?: boolean }) => new RequestFailed({ status: e._tag, detail: e.message, attempts: 1, cause: e })
+const failedWith = (e: { readonly _tag: string; readonly message: string; readonly systemic?: boolean }) =>
+  new RequestFailed({ status: e._tag, detail: e.message, attempts: 1, cause: e })
 
 describe("circuit breaker", () => {
   it("ten 2xx answers in a row that are not the API's JSON trip it, naming SVC_BASE_URL", () => {
     const breaker = makeCircuitBreaker(10, "https://www.example.com")
-    const page = failedWith(new ResponseDecodeError({ endpoint: "chat", detail: "200 text/html: '<!doctype html>…' is not JSON" }))
+    const page = failedWith(
+      new ResponseDecodeError({ endpoint: "chat", detail: "200 text/html: '<!doctype html>…' is not JSON" })
+    )
     for (let i = 0; i < 9; i++) expect(breaker.failed(page)).toBeUndefined()
     expect(breaker.failed(page)).toBe(
       "10 answers in a row were 2xx but not the service's JSON (200 text/html: '<!doctype html>…' is not JSON) — SVC_BASE_URL https://www.example.com does not look like the text service's API: it is the service's root, e.g. https://host (without /v1), not a web page or a proxy's"
@@ -33,7 +36,9 @@ describe("circuit breaker", () => {
   })
 
   it("the service's own answers (off their schema, an unparseable verdict) never count", () => {
-    const offSchema = failedWith(new StructuredOutputError({ raw: "{}", detail: "/ must have required property 'code'" }))
+    const offSchema = failedWith(
+      new StructuredOutputError({ raw: "{}", detail: "/ must have required property 'code'" })
+    )
     const verdict = failedWith(new ModerationParseError({ raw: "maybe", detail: "neither 安全 nor 有害" }))
     for (const answer of [offSchema, verdict]) {
       const breaker = makeCircuitBreaker(10, "https://svc.example")
@@ -43,16 +48,35 @@ describe("circuit breaker", () => {
 
   // The answers are the API's wire shape whose content misses the schema: they must not be taken
   // for a page at a wrong URL (the stage validates them, not the client's decoding).
-  it.scopedLive("a run whose every json_schema answer misses its schema (--nonconforming-rate 1) finishes, its records failed, not aborted", () =>
-    Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY, nonconformingRate: 1 })
-      const dir = tempDir()
-      const input = writeRecords(dir, Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, body: `Order ${100000 + i} arrived.` })))
-      const schema = { type: "object", properties: { code: { type: "string", pattern: "^[0-9]{6}$" } }, required: ["code"] }
-      const stage = generate({ prompt: "Order code in: {{body}}", response_format: { type: "json_schema", name: "code", schema }, validationAttempts: 1 })
-      if (typeof stage === "string") throw new Error(stage)
-      const run = yield* runOnce({ dir, input, emulator, pipeline: pipelineOf(stage), overrides: { recordConcurrency: 4, maxConcurrency: 4 } })
-      expect(run.summary).toMatchObject({ status: "finished", done: 0, failed: 30 })
-    })
+  it.scopedLive(
+    "a run whose every json_schema answer misses its schema (--nonconforming-rate 1) finishes, its records failed, not aborted",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ apiKey: KEY, nonconformingRate: 1 })
+        const dir = tempDir()
+        const input = writeRecords(
+          dir,
+          Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, body: `Order ${100000 + i} arrived.` }))
+        )
+        const schema = {
+          type: "object",
+          properties: { code: { type: "string", pattern: "^[0-9]{6}$" } },
+          required: ["code"]
+        }
+        const stage = generate({
+          prompt: "Order code in: {{body}}",
+          response_format: { type: "json_schema", name: "code", schema },
+          validationAttempts: 1
+        })
+        if (typeof stage === "string") throw new Error(stage)
+        const run = yield* runOnce({
+          dir,
+          input,
+          emulator,
+          pipeline: pipelineOf(stage),
+          overrides: { recordConcurrency: 4, maxConcurrency: 4 }
+        })
+        expect(run.summary).toMatchObject({ status: "finished", done: 0, failed: 30 })
+      })
   )
 })

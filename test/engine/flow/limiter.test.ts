@@ -6,27 +6,39 @@ import { defaultRetryPolicy, withRetry } from "../../../src/engine/flow/retry.ts
 import { RateLimitedError } from "../../../src/service/errors.ts"
 
 describe("limiter", () => {
-  it.effect("a configured rate is a token bucket, empty at first: even starts, then a burst of what idle time refilled", () =>
-    Effect.gen(function* () {
-      const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 }) // 10/s: burst 10 − 1 margin, one start per 100 ms
-      const now = limiter.run(Effect.clockWith((c) => c.currentTimeMillis))
-      const first = yield* Effect.fork(Effect.forEach(Array.from({ length: 5 }), () => now, { concurrency: "unbounded" }))
-      yield* TestClock.adjust(Duration.seconds(1))
-      expect([...(yield* Fiber.join(first))].sort((a, b) => a - b)).toEqual([0, 100, 200, 300, 400])
-      yield* TestClock.adjust(Duration.seconds(2)) // idle: the bucket refills
-      const later = yield* Effect.fork(Effect.forEach(Array.from({ length: 12 }), () => now, { concurrency: "unbounded" }))
-      yield* TestClock.adjust(Duration.seconds(2))
-      expect([...(yield* Fiber.join(later))].sort((a, b) => a - b)).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3100, 3200, 3300])
-    })
+  it.effect(
+    "a configured rate is a token bucket, empty at first: even starts, then a burst of what idle time refilled",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 }) // 10/s: burst 10 − 1 margin, one start per 100 ms
+        const now = limiter.run(Effect.clockWith((c) => c.currentTimeMillis))
+        const first = yield* Effect.fork(
+          Effect.forEach(Array.from({ length: 5 }), () => now, { concurrency: "unbounded" })
+        )
+        yield* TestClock.adjust(Duration.seconds(1))
+        expect([...(yield* Fiber.join(first))].sort((a, b) => a - b)).toEqual([0, 100, 200, 300, 400])
+        yield* TestClock.adjust(Duration.seconds(2)) // idle: the bucket refills
+        const later = yield* Effect.fork(
+          Effect.forEach(Array.from({ length: 12 }), () => now, { concurrency: "unbounded" })
+        )
+        yield* TestClock.adjust(Duration.seconds(2))
+        expect([...(yield* Fiber.join(later))].sort((a, b) => a - b)).toEqual([
+          3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3100, 3200, 3300
+        ])
+      })
   )
 
   it.effect("time lost to a pause is made up with the refilled burst, never above the limit", () =>
     Effect.gen(function* () {
       const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 })
       const starts: Array<number> = []
-      const ask = limiter.run(Effect.clockWith((c) => c.currentTimeMillis).pipe(Effect.tap((t) => Effect.sync(() => starts.push(t)))))
+      const ask = limiter.run(
+        Effect.clockWith((c) => c.currentTimeMillis).pipe(Effect.tap((t) => Effect.sync(() => starts.push(t))))
+      )
       // A steady stream of work, as a job's workers give: 60 requests, 20 at a time.
-      const fiber = yield* Effect.fork(Effect.forEach(Array.from({ length: 60 }), () => ask, { concurrency: 20, discard: true }))
+      const fiber = yield* Effect.fork(
+        Effect.forEach(Array.from({ length: 60 }), () => ask, { concurrency: 20, discard: true })
+      )
       yield* TestClock.adjust(Duration.millis(1500)) // 0, 100, …, 1500: 16 starts
       expect(starts.length).toBe(16)
       yield* limiter.pauseFor(Duration.seconds(1)) // e.g. a Retry-After
@@ -47,7 +59,9 @@ describe("limiter", () => {
       const limiter = yield* makeLimiter({ rpm: 600, maxConcurrency: 100 })
       yield* limiter.onRateLimited(undefined)
       const fiber = yield* Effect.fork(
-        Effect.forEach(Array.from({ length: 5 }), () => limiter.run(Effect.clockWith((c) => c.currentTimeMillis)), { concurrency: "unbounded" })
+        Effect.forEach(Array.from({ length: 5 }), () => limiter.run(Effect.clockWith((c) => c.currentTimeMillis)), {
+          concurrency: "unbounded"
+        })
       )
       yield* TestClock.adjust(Duration.seconds(2))
       expect([...(yield* Fiber.join(fiber))].sort((a, b) => a - b)).toEqual([100, 200, 300, 400, 500])
@@ -67,7 +81,12 @@ describe("limiter", () => {
           current--
         })
       )
-      const fiber = yield* Effect.fork(Effect.all(Array.from({ length: 40 }, () => task), { concurrency: "unbounded" }))
+      const fiber = yield* Effect.fork(
+        Effect.all(
+          Array.from({ length: 40 }, () => task),
+          { concurrency: "unbounded" }
+        )
+      )
       yield* TestClock.adjust(Duration.seconds(1))
       yield* Fiber.join(fiber)
       expect(peak).toBe(8)
@@ -85,49 +104,58 @@ describe("limiter", () => {
     })
   )
 
-  it.effect("workers over the cap wait in line and get slots in arrival order; one interrupted in line never runs and frees its turn", () =>
-    Effect.gen(function* () {
-      const limiter = yield* makeLimiter({ maxConcurrency: 1 })
-      const release = yield* Deferred.make<void>()
-      const ran: Array<string> = []
-      const request = (name: string, wait?: Deferred.Deferred<void>) =>
-        limiter.run(Effect.zipRight(Effect.sync(() => void ran.push(name)), wait === undefined ? Effect.void : Deferred.await(wait)))
-      const first = yield* Effect.fork(request("first", release))
-      yield* Effect.yieldNow()
-      const waiting = []
-      for (const name of ["b", "c", "d", "e"]) {
-        waiting.push(yield* Effect.fork(request(name)))
+  it.effect(
+    "workers over the cap wait in line and get slots in arrival order; one interrupted in line never runs and frees its turn",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* makeLimiter({ maxConcurrency: 1 })
+        const release = yield* Deferred.make<void>()
+        const ran: Array<string> = []
+        const request = (name: string, wait?: Deferred.Deferred<void>) =>
+          limiter.run(
+            Effect.zipRight(
+              Effect.sync(() => void ran.push(name)),
+              wait === undefined ? Effect.void : Deferred.await(wait)
+            )
+          )
+        const first = yield* Effect.fork(request("first", release))
         yield* Effect.yieldNow()
-      }
-      expect(yield* limiter.state).toMatchObject({ inFlight: 1 })
-      expect(ran).toEqual(["first"])
-      const interruptC = yield* Effect.fork(Fiber.interrupt(waiting[1]!))
-      yield* Deferred.succeed(release, undefined)
-      yield* Fiber.join(first)
-      for (const f of [waiting[0]!, waiting[2]!, waiting[3]!]) yield* Fiber.join(f)
-      yield* Fiber.join(interruptC)
-      expect(ran).toEqual(["first", "b", "d", "e"])
-      expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
-      // The line is empty again: a new request starts at once.
-      yield* request("f")
-      expect(ran.at(-1)).toBe("f")
-    })
+        const waiting = []
+        for (const name of ["b", "c", "d", "e"]) {
+          waiting.push(yield* Effect.fork(request(name)))
+          yield* Effect.yieldNow()
+        }
+        expect(yield* limiter.state).toMatchObject({ inFlight: 1 })
+        expect(ran).toEqual(["first"])
+        const interruptC = yield* Effect.fork(Fiber.interrupt(waiting[1]!))
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(first)
+        for (const f of [waiting[0]!, waiting[2]!, waiting[3]!]) yield* Fiber.join(f)
+        yield* Fiber.join(interruptC)
+        expect(ran).toEqual(["first", "b", "d", "e"])
+        expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
+        // The line is empty again: a new request starts at once.
+        yield* request("f")
+        expect(ran.at(-1)).toBe("f")
+      })
   )
 
-  it.effect("a request interrupted during its call gives its slot back; a failed one is a result, its slot given back too", () =>
-    Effect.gen(function* () {
-      const limiter = yield* makeLimiter({ maxConcurrency: 1 })
-      const hanging = yield* Effect.fork(limiter.runTimed(Effect.never))
-      yield* Effect.yieldNow()
-      expect(yield* limiter.state).toMatchObject({ inFlight: 1 })
-      yield* Fiber.interrupt(hanging)
-      expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
-      const failed = yield* limiter.runTimed(Effect.fail("boom"))
-      expect(failed.result).toEqual(Either.left("boom"))
-      expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
-      const ok = yield* limiter.runTimed(Effect.succeed(7))
-      expect(ok.result).toEqual(Either.right(7))
-    })
+  it.effect(
+    "a request interrupted during its call gives its slot back; a failed one is a result, its slot given back too",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* makeLimiter({ maxConcurrency: 1 })
+        const hanging = yield* Effect.fork(limiter.runTimed(Effect.never))
+        yield* Effect.yieldNow()
+        expect(yield* limiter.state).toMatchObject({ inFlight: 1 })
+        yield* Fiber.interrupt(hanging)
+        expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
+        const failed = yield* limiter.runTimed(Effect.fail("boom"))
+        expect(failed.result).toEqual(Either.left("boom"))
+        expect(yield* limiter.state).toMatchObject({ inFlight: 0 })
+        const ok = yield* limiter.runTimed(Effect.succeed(7))
+        expect(ok.result).toEqual(Either.right(7))
+      })
   )
 
   it.effect("a pause (Retry-After, 503) holds every worker of the model", () =>
@@ -135,7 +163,12 @@ describe("limiter", () => {
       const limiter = yield* makeLimiter({ maxConcurrency: 4 })
       yield* limiter.pauseFor(Duration.seconds(5))
       let started = 0
-      const fiber = yield* Effect.fork(Effect.all(Array.from({ length: 3 }, () => limiter.run(Effect.sync(() => started++))), { concurrency: "unbounded" }))
+      const fiber = yield* Effect.fork(
+        Effect.all(
+          Array.from({ length: 3 }, () => limiter.run(Effect.sync(() => started++))),
+          { concurrency: "unbounded" }
+        )
+      )
       yield* TestClock.adjust(Duration.millis(4900))
       expect(started).toBe(0)
       yield* TestClock.adjust(Duration.millis(200))
@@ -160,7 +193,11 @@ describe("limiter with no rpm (rate discovery)", () => {
       return false
     })
   }
-  const rateLimited = new RateLimitedError({ endpoint: "chat", serviceMessage: "slow down", retryAfter: Option.some(Duration.seconds(1)) })
+  const rateLimited = new RateLimitedError({
+    endpoint: "chat",
+    serviceMessage: "slow down",
+    retryAfter: Option.some(Duration.seconds(1))
+  })
 
   it.effect("a decrease re-paces starts already scheduled at the old rate", () =>
     Effect.gen(function* () {
@@ -168,7 +205,9 @@ describe("limiter with no rpm (rate discovery)", () => {
       const starts: Array<number> = []
       const fiber = yield* Effect.fork(
         Effect.all(
-          Array.from({ length: 20 }, () => limiter.runTimed(Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => starts.push(t))))),
+          Array.from({ length: 20 }, () =>
+            limiter.runTimed(Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => starts.push(t))))
+          ),
           { concurrency: "unbounded" }
         )
       )
@@ -218,7 +257,10 @@ describe("limiter with no rpm (rate discovery)", () => {
       })
       const events = { onRetry: () => {}, on429: () => {} }
       yield* Effect.fork(
-        Effect.forEach(Array.from({ length: 1300 }), () => withRetry(limiter, defaultRetryPolicy, events, attempt), { concurrency: 32, discard: true })
+        Effect.forEach(Array.from({ length: 1300 }), () => withRetry(limiter, defaultRetryPolicy, events, attempt), {
+          concurrency: 32,
+          discard: true
+        })
       )
       for (let s = 0; s < 120; s++) yield* TestClock.adjust(Duration.seconds(1))
       const after = log.filter((e) => e.at >= 60_000 && e.at < 120_000 && e.ok).length

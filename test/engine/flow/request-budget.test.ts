@@ -9,7 +9,10 @@ describe("request budget", () => {
       const budget = yield* makeRequestBudget(2)
       const gate = yield* Deferred.make<void>()
       let sent = 0
-      const attempt = Effect.zipRight(Effect.sync(() => void sent++), Deferred.await(gate))
+      const attempt = Effect.zipRight(
+        Effect.sync(() => void sent++),
+        Deferred.await(gate)
+      )
       const a = yield* Effect.fork(budget.around(attempt))
       const b = yield* Effect.fork(budget.around(attempt))
       const c = yield* Effect.fork(budget.around(attempt))
@@ -37,7 +40,10 @@ describe("stopping", () => {
       const budget = yield* makeRequestBudget(undefined)
       const gate = yield* Deferred.make<void>()
       let sent = 0
-      const attempt = Effect.zipRight(Effect.sync(() => void sent++), Deferred.await(gate))
+      const attempt = Effect.zipRight(
+        Effect.sync(() => void sent++),
+        Deferred.await(gate)
+      )
       const inFlight = yield* Effect.fork(budget.around(attempt))
       yield* Effect.yieldNow()
       yield* budget.halt

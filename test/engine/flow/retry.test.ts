@@ -19,25 +19,45 @@ import {
 
 const endpoint = "chat" as const
 const rateLimited = (after?: number) =>
-  new RateLimitedError({ endpoint, serviceMessage: "slow down", retryAfter: after === undefined ? Option.none() : Option.some(Duration.seconds(after)) })
-const server = (status: number) => new ServerError({ endpoint, status, serviceMessage: "oops", retryAfter: Option.none() })
+  new RateLimitedError({
+    endpoint,
+    serviceMessage: "slow down",
+    retryAfter: after === undefined ? Option.none() : Option.some(Duration.seconds(after))
+  })
+const server = (status: number) =>
+  new ServerError({ endpoint, status, serviceMessage: "oops", retryAfter: Option.none() })
 
 describe("classify", () => {
   it("maps every error to what the engine does", () => {
     expect(classify(rateLimited(2))).toEqual({ _tag: "RateLimited", retryAfter: Duration.seconds(2) })
     expect(classify(new UnauthorizedError({ endpoint, serviceMessage: "" }))._tag).toBe("Abort")
     expect(classify(server(503))._tag).toBe("Unavailable")
-    for (const e of [server(500), server(502), new TransportError({ endpoint, detail: "reset" }), new TimeoutError({ endpoint, after: Duration.seconds(1) }), new IncompleteStreamError({ endpoint, detail: "cut", chunksReceived: 2 })]) {
+    for (const e of [
+      server(500),
+      server(502),
+      new TransportError({ endpoint, detail: "reset" }),
+      new TimeoutError({ endpoint, after: Duration.seconds(1) }),
+      new IncompleteStreamError({ endpoint, detail: "cut", chunksReceived: 2 })
+    ]) {
       expect(classify(e)._tag, e._tag).toBe("Transient")
     }
-    for (const e of [new BadRequestError({ endpoint, serviceMessage: "" }), new NotFoundError({ endpoint, serviceMessage: "" }), new PayloadTooLargeError({ endpoint, serviceMessage: "" }), new InvalidRequestError({ endpoint, field: "n", limit: "1-5" }), new ResponseDecodeError({ endpoint, detail: "" })]) {
+    for (const e of [
+      new BadRequestError({ endpoint, serviceMessage: "" }),
+      new NotFoundError({ endpoint, serviceMessage: "" }),
+      new PayloadTooLargeError({ endpoint, serviceMessage: "" }),
+      new InvalidRequestError({ endpoint, field: "n", limit: "1-5" }),
+      new ResponseDecodeError({ endpoint, detail: "" })
+    ]) {
       expect(classify(e)._tag, e._tag).toBe("Permanent")
     }
   })
 
   it("reads the error's fields, not its class name", () => {
     const named = (fields: object) => ({ _tag: "SomeRenamedError", message: "x", ...fields })
-    expect(classify(named({ rateLimited: true, retryAfter: Option.some(Duration.seconds(3)) }))).toEqual({ _tag: "RateLimited", retryAfter: Duration.seconds(3) })
+    expect(classify(named({ rateLimited: true, retryAfter: Option.some(Duration.seconds(3)) }))).toEqual({
+      _tag: "RateLimited",
+      retryAfter: Duration.seconds(3)
+    })
     expect(classify(named({ abortsJob: true }))._tag).toBe("Abort")
     expect(classify(named({ unavailable: true, retryAfter: Option.none() }))._tag).toBe("Unavailable")
     expect(classify(named({ retryable: true }))._tag).toBe("Transient")
@@ -73,7 +93,9 @@ describe("withRetry", () => {
       expect(e.retries).toBe(2)
 
       const never = scripted(Array(10).fill(server(500)))
-      const failing = yield* Effect.fork(Effect.flip(withRetry(limiter, { ...defaultRetryPolicy, maxAttempts: 3 }, hooks, never.attempt)))
+      const failing = yield* Effect.fork(
+        Effect.flip(withRetry(limiter, { ...defaultRetryPolicy, maxAttempts: 3 }, hooks, never.attempt))
+      )
       yield* TestClock.adjust(Duration.minutes(1))
       const error = yield* Fiber.join(failing)
       expect(error._tag).toBe("RequestFailed")
@@ -131,7 +153,14 @@ describe("withRetry", () => {
   it.effect("a 503 with Retry-After pauses the model; a 401 aborts at once", () =>
     Effect.gen(function* () {
       const limiter = yield* makeLimiter({ maxConcurrency: 4 })
-      const s = scripted([new ServerError({ endpoint, status: 503, serviceMessage: "maintenance", retryAfter: Option.some(Duration.seconds(5)) })])
+      const s = scripted([
+        new ServerError({
+          endpoint,
+          status: 503,
+          serviceMessage: "maintenance",
+          retryAfter: Option.some(Duration.seconds(5))
+        })
+      ])
       const fiber = yield* Effect.fork(withRetry(limiter, defaultRetryPolicy, events().hooks, s.attempt))
       yield* TestClock.adjust(Duration.millis(100))
       expect((yield* limiter.state).pausedUntil).toBeGreaterThan(0)

@@ -22,7 +22,12 @@ describe("start gate", () => {
             Effect.suspend(() => {
               inProgress++
               peakParked = Math.max(peakParked, inProgress - limiter.slotsHeld())
-              return limiter.run(Effect.zipRight(Effect.sleep(Duration.millis(10)), Effect.sync(() => void done.push(i))))
+              return limiter.run(
+                Effect.zipRight(
+                  Effect.sleep(Duration.millis(10)),
+                  Effect.sync(() => void done.push(i))
+                )
+              )
             }).pipe(Effect.ensuring(Effect.sync(() => void inProgress--))),
           stop: Effect.never,
           grace: Duration.seconds(1),
@@ -46,64 +51,75 @@ describe("start gate", () => {
     })
   )
 
-  it.effect("a notify lets as many start as there is room for; a finish makes room; one interrupted while waiting is passed over", () =>
-    Effect.gen(function* () {
-      let slots = 0
-      const gate = makeStartGate(() => slots, 2)
-      // Two start at once (no slot held yet: room for 2), the next wait.
-      yield* gate.wait
-      yield* gate.wait
-      const started: Array<string> = []
-      const fibers = []
-      for (const name of ["a", "b", "c", "d"]) {
-        fibers.push(yield* Effect.fork(Effect.zipRight(gate.wait, Effect.sync(() => void started.push(name)))))
+  it.effect(
+    "a notify lets as many start as there is room for; a finish makes room; one interrupted while waiting is passed over",
+    () =>
+      Effect.gen(function* () {
+        let slots = 0
+        const gate = makeStartGate(() => slots, 2)
+        // Two start at once (no slot held yet: room for 2), the next wait.
+        yield* gate.wait
+        yield* gate.wait
+        const started: Array<string> = []
+        const fibers = []
+        for (const name of ["a", "b", "c", "d"]) {
+          fibers.push(
+            yield* Effect.fork(
+              Effect.zipRight(
+                gate.wait,
+                Effect.sync(() => void started.push(name))
+              )
+            )
+          )
+          yield* Effect.yieldNow()
+        }
+        gate.notify()
         yield* Effect.yieldNow()
-      }
-      gate.notify()
-      yield* Effect.yieldNow()
-      expect(started).toEqual([])
-      yield* Fiber.interrupt(fibers[0]!)
-      // Both took a slot: room for two more.
-      slots = 2
-      gate.notify()
-      yield* Effect.yieldNow()
-      expect(started).toEqual(["b", "c"])
-      // b and c hold no slot yet: no room until one finishes.
-      gate.notify()
-      yield* Effect.yieldNow()
-      expect(started).toEqual(["b", "c"])
-      gate.finished()
-      yield* Fiber.join(fibers[3]!)
-      expect(started).toEqual(["b", "c", "d"])
-      // Open for good: no wait however many are in progress.
-      gate.open()
-      for (let i = 0; i < 10; i++) yield* gate.wait
-    })
+        expect(started).toEqual([])
+        yield* Fiber.interrupt(fibers[0]!)
+        // Both took a slot: room for two more.
+        slots = 2
+        gate.notify()
+        yield* Effect.yieldNow()
+        expect(started).toEqual(["b", "c"])
+        // b and c hold no slot yet: no room until one finishes.
+        gate.notify()
+        yield* Effect.yieldNow()
+        expect(started).toEqual(["b", "c"])
+        gate.finished()
+        yield* Fiber.join(fibers[3]!)
+        expect(started).toEqual(["b", "c", "d"])
+        // Open for good: no wait however many are in progress.
+        gate.open()
+        for (let i = 0; i < 10; i++) yield* gate.wait
+      })
   )
 
-  it.effect("a stop opens the gate: idle workers reach their end markers and the pool ends without waiting out the grace", () =>
-    Effect.gen(function* () {
-      // Nothing will call notify: only the stop can open it.
-      const gate = makeStartGate(() => 0, 2)
-      // Two in progress with no slot (say, waiting out a backoff): the gate is closed.
-      yield* gate.wait
-      yield* gate.wait
-      const started: Array<number> = []
-      const fiber = yield* Effect.fork(
-        runPool({
-          items: Stream.range(0, 4),
-          workers: 3,
-          process: (i) => Effect.sync(() => void started.push(i)),
-          gate,
-          stop: Effect.sleep(Duration.seconds(1)).pipe(Effect.tap(() => gate.open())),
-          grace: Duration.minutes(10)
-        })
-      )
-      yield* TestClock.adjust(Duration.seconds(1))
-      const result = yield* Fiber.join(fiber)
-      expect(result.stopped).toBe(true)
-      // Queued records are not started after a stop.
-      expect(started).toEqual([])
-    })
+  it.effect(
+    "a stop opens the gate: idle workers reach their end markers and the pool ends without waiting out the grace",
+    () =>
+      Effect.gen(function* () {
+        // Nothing will call notify: only the stop can open it.
+        const gate = makeStartGate(() => 0, 2)
+        // Two in progress with no slot (say, waiting out a backoff): the gate is closed.
+        yield* gate.wait
+        yield* gate.wait
+        const started: Array<number> = []
+        const fiber = yield* Effect.fork(
+          runPool({
+            items: Stream.range(0, 4),
+            workers: 3,
+            process: (i) => Effect.sync(() => void started.push(i)),
+            gate,
+            stop: Effect.sleep(Duration.seconds(1)).pipe(Effect.tap(() => gate.open())),
+            grace: Duration.minutes(10)
+          })
+        )
+        yield* TestClock.adjust(Duration.seconds(1))
+        const result = yield* Fiber.join(fiber)
+        expect(result.stopped).toBe(true)
+        // Queued records are not started after a stop.
+        expect(started).toEqual([])
+      })
   )
 })

@@ -18,7 +18,11 @@ const askLocally: Ask = (request) =>
 const run = (stages: ReadonlyArray<Stage>, fields: Record<string, unknown>, ask: Ask = askLocally) =>
   Effect.runPromise(foldOf(stages, ask).fold(fields))
 const foldOf = (stages: ReadonlyArray<Stage>, ask: Ask = askLocally) =>
-  makeStageFold(Either.getOrThrow(makePipeline("p", "", stages)), { ask, keyOf: (r) => r.key }, { referenceAnswers: true })
+  makeStageFold(
+    Either.getOrThrow(makePipeline("p", "", stages)),
+    { ask, keyOf: (r) => r.key },
+    { referenceAnswers: true }
+  )
 /** A stage whose preparation is another's, changed by `change`. */
 const changed = (stage: Stage, change: (p: Prepared) => Prepared): Stage => ({
   ...stage,
@@ -57,10 +61,17 @@ describe("record processing", () => {
   })
 
   it("fails the record with the stage, status and the request's label when a request fails for good", async () => {
-    const failing: Ask = (request) => Effect.fail(new RequestFailed({ status: "BadRequestError", detail: `no: ${request.text}`, attempts: 1 }))
-    const labelled = changed(lengthStage("a", "text"), (p) => ({ ...p, requests: p.requests.map((r) => ({ ...r, label: "text chunk 2/3" })) }))
+    const failing: Ask = (request) =>
+      Effect.fail(new RequestFailed({ status: "BadRequestError", detail: `no: ${request.text}`, attempts: 1 }))
+    const labelled = changed(lengthStage("a", "text"), (p) => ({
+      ...p,
+      requests: p.requests.map((r) => ({ ...r, label: "text chunk 2/3" }))
+    }))
     const error = await Effect.runPromise(Effect.flip(foldOf([labelled], failing).fold({ text: "x" })))
-    expect(error).toMatchObject({ _tag: "RecordFailed", info: { stage: "a", status: "BadRequestError", message: "text chunk 2/3: no: x", attempts: 1 } })
+    expect(error).toMatchObject({
+      _tag: "RecordFailed",
+      info: { stage: "a", status: "BadRequestError", message: "text chunk 2/3: no: x", attempts: 1 }
+    })
   })
 
   it("fails the record when a one-row stage assembles several rows", async () => {
@@ -70,16 +81,31 @@ describe("record processing", () => {
   })
 
   it("gives the same record whether a worker folds it whole or carries on from the reading fiber's first stage", async () => {
-    const stages = [lengthStage("a", "text"), { ...lengthStage("b", "a_len"), reads: ["a_len"] }, wordsStage("w", "text")]
+    const stages = [
+      lengthStage("a", "text"),
+      { ...lengthStage("b", "a_len"), reads: ["a_len"] },
+      wordsStage("w", "text")
+    ]
     const whole = await run(stages, { text: "one two" })
     // As the processing pass does on a warm rerun: the first stage prepared and answered in the reading fiber…
     const asked: Array<string> = []
-    const counting: Ask = (request, key) => Effect.zipRight(Effect.sync(() => asked.push(request.text)), askLocally(request, key))
+    const counting: Ask = (request, key) =>
+      Effect.zipRight(
+        Effect.sync(() => asked.push(request.text)),
+        askLocally(request, key)
+      )
     const fold = foldOf(stages, counting)
     const state = fold.begin({ text: "one two" })
     const first = fold.prepareNext(state)
     if (first === undefined || first instanceof RecordFailed) throw new Error("expected the first stage prepared")
-    expect(fold.absorb(state, first, first.requests.map((r) => r.key), [7])).toBeUndefined()
+    expect(
+      fold.absorb(
+        state,
+        first,
+        first.requests.map((r) => r.key),
+        [7]
+      )
+    ).toBeUndefined()
     expect(fold.finished(state)).toBe(false)
     // …then a worker carries on with the value it is handed: the first stage is not asked again.
     const carried = await Effect.runPromise(fold.carryOn(state))
