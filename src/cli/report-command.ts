@@ -8,6 +8,7 @@ import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import { fingerprintInput } from "../io/input-access.ts"
 import { openSource } from "../io/open-source.ts"
+import { besidePath } from "../io/run-path.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
 import { buildReport } from "../report/build-report.ts"
@@ -32,7 +33,7 @@ export const reportCommand = Command.make(
         const { job, pipeline } = yield* JobContext
         if (!existsSync(job.state))
           return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
-        const report = yield* Effect.gen(function* () {
+        const { report, files } = yield* Effect.gen(function* () {
           const ledger = yield* Ledger
           const run: Option.Option<Run> = yield* Option.match(o.run, {
             onNone: () => ledger.lastRun(job.name),
@@ -47,9 +48,12 @@ export const reportCommand = Command.make(
             existsSync(job.input.path) &&
             (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
           const input = same ? openSource(job.input.path, job.input.format, job.input.encoding, job.input) : undefined
-          return yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
+          const report = yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
+          // An older run's report goes beside the current one's, never over it.
+          const last = yield* ledger.lastRun(job.name)
+          const current = Option.isSome(last) && last.value.id === run.value.id
+          return { report, files: reportFiles(current ? job.output.path : besidePath(job.output.path, run.value.id)) }
         }).pipe(Effect.provide(jobLedger(job)))
-        const files = reportFiles(job.output.path)
         yield* writeReport(report, files)
         yield* Console.log(`svc-batch report ${job.name}: run ${report.runId} (${report.status})`)
         const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []

@@ -14,7 +14,7 @@
  */
 import { Cause, Duration, Effect, Exit, Fiber, Schedule, Scope, Stream } from "effect"
 import { existsSync } from "node:fs"
-import { extname } from "node:path"
+import { besidePath } from "../io/run-path.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import type { Source } from "../io/source.ts"
 import type { CacheMode } from "./records/answer-cache.ts"
@@ -106,12 +106,6 @@ export interface RunSummary {
   readonly store?: StoreChanges
   /** Done records by the value of `countColumn` in their first row (a finished run's, when asked). */
   readonly columnCounts?: ReadonlyArray<ColumnCount>
-}
-
-/** `out/result.csv` → `out/result.run-7.csv`. */
-const besidePath = (path: string, runId: number) => {
-  const ext = extname(path)
-  return `${path.slice(0, path.length - ext.length)}.run-${runId}${ext}`
 }
 
 const summary = (s: RunSummary): RunSummary => s

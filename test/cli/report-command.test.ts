@@ -84,6 +84,21 @@ describe("reports from svc-batch run and svc-batch report", () => {
     expect(missing.err()).toContain("no run 9 of job nightly")
   }, 60_000)
 
+  it("an older run's report goes beside the current one's (<stem>.run-N.report.*), never over it", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 20)
+    const job = writeJob(dir, input)
+    expect(await spawnCli(["run", job], env()).exited).toBe(0)
+    expect(await spawnCli(["run", job], env()).exited).toBe(0)
+    expect(json(dir).runId).toBe(2)
+    const older = spawnCli(["report", job, "--run", "1"], env())
+    expect(await older.exited).toBe(0)
+    expect(older.out()).toContain(join(dir, "out", "result.run-1.report.html"))
+    expect(json(dir).runId).toBe(2)
+    const beside = JSON.parse(readFileSync(join(dir, "out", "result.run-1.report.json"), "utf8")) as { runId: number }
+    expect(beside.runId).toBe(1)
+  }, 60_000)
+
   it("exits 4 when a run exceeds the job's thresholds, naming them", async () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 30)
