@@ -11,6 +11,7 @@ import { describeGc } from "./present/gc-lines.ts"
 import { decodeRetentionOverrides } from "../job/job-file.ts"
 import { ConfigError } from "./endpoint.ts"
 import { stateOption } from "./state-option.ts"
+import { waitOption } from "./wait-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { lockJob } from "./job-lock.ts"
@@ -33,9 +34,7 @@ export const gcCommand = Command.make(
       Options.optional
     ),
     json: Options.boolean("json").pipe(Options.withDescription("print the result as JSON")),
-    wait: Options.boolean("wait").pipe(
-      Options.withDescription("when a run of this job is going on, wait for it to end instead of exiting 7")
-    )
+    wait: waitOption
   },
   ending((o) =>
     Effect.gen(function* () {

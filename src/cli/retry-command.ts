@@ -8,6 +8,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { jobLedger } from "../job/job-context.ts"
 import { stateOption } from "./state-option.ts"
+import { waitOption } from "./wait-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { executeRun } from "./run-command.ts"
@@ -23,9 +24,7 @@ export const retryCommand = Command.make(
       Options.withDescription("a budget of requests, as for run"),
       Options.optional
     ),
-    wait: Options.boolean("wait").pipe(
-      Options.withDescription("when a run of this job is going on, wait for it instead of exiting 7")
-    )
+    wait: waitOption
   },
   ending((o) =>
     Effect.gen(function* () {

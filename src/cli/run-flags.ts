@@ -7,6 +7,7 @@ import { CacheMode, InputFormat } from "../job/job-file.ts"
 import type { JobOverrides } from "../job/resolve-job.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { stateOption } from "./state-option.ts"
+import { waitOption } from "./wait-option.ts"
 
 const formatOption = (name: string, what: string) =>
   Options.choice(name, InputFormat.literals).pipe(Options.withDescription(what), Options.optional)
@@ -59,9 +60,7 @@ export const options = {
     Options.optional
   ),
   dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing")),
-  wait: Options.boolean("wait").pipe(
-    Options.withDescription("when another run of this job is going on, wait for it to finish instead of exiting 7")
-  )
+  wait: waitOption
 }
 
 /** What the `run` command's handler takes; `retry` gives the same with `reopen`. */
