@@ -1,4 +1,5 @@
 /** `svc-batch emulator`: the emulator as a standalone server for other tools and drills. */
+import { withDefaultShown } from "./option-default.ts"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { decodeKnobs, type Knob, type KnobName, knobs } from "../emulator/knobs.ts"
@@ -11,7 +12,7 @@ const knobOption = (k: Knob<unknown>): Options.Options<unknown> => {
   const base =
     k.kind === "rpm" ? Options.text(k.flag) : k.kind === "int" ? Options.integer(k.flag) : Options.float(k.flag)
   const described = (base as Options.Options<unknown>).pipe(Options.withDescription(k.description))
-  return k.default !== undefined ? described.pipe(Options.withDefault(k.default)) : described.pipe(Options.optional)
+  return k.default !== undefined ? described.pipe(withDefaultShown(k.default)) : described.pipe(Options.optional)
 }
 
 const knobOptions = Object.fromEntries(
@@ -22,8 +23,8 @@ const knobOptions = Object.fromEntries(
 const Port = Schema.Int.pipe(Schema.between(0, 65535, { message: () => "a port from 0 to 65535 (0 picks a free one)" }))
 
 export const emulatorOptions = {
-  port: Options.integer("port").pipe(Options.withDescription("port (0 picks a free one)"), Options.withDefault(8787)),
-  host: Options.text("host").pipe(Options.withDescription("address to bind"), Options.withDefault("127.0.0.1")),
+  port: Options.integer("port").pipe(Options.withDescription("port (0 picks a free one)"), withDefaultShown(8787)),
+  host: Options.text("host").pipe(Options.withDescription("address to bind"), withDefaultShown("127.0.0.1")),
   apiKey: Options.text("api-key").pipe(
     Options.withDescription("the key requests must carry; without it any non-empty bearer token passes"),
     Options.optional

@@ -3,44 +3,16 @@ import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Either, Exit, Fiber, Logger, LogLevel, Ref } from "effect"
 import { OptionError } from "../job/job-file.ts"
-import { checkCommand } from "./check-command.ts"
-import { demoCommand } from "./demo-command.ts"
-import { emulatorCommand } from "./emulator-command.ts"
-import { gcCommand } from "./gc-command.ts"
 import { exitCodeFor } from "./exit-codes.ts"
 import { CommandOutcome, done, type Outcome } from "./outcome.ts"
-import { planCommand } from "./plan-command.ts"
-import { reportCommand } from "./report-command.ts"
-import { retryCommand } from "./retry-command.ts"
-import { runCommand } from "./run-command.ts"
-import { runsCommand } from "./runs-command.ts"
-import { searchCommand } from "./search-command.ts"
-import { statusCommand } from "./status-command.ts"
 import { logFormat } from "./log-format.ts"
 import { withPlainConsole } from "./plain-console.ts"
 import { installSignalHandlers } from "./shutdown.ts"
 import { exitWhenFlushed, exitWhenReaderGone } from "./flush-exit.ts"
+import { description, program as programName, root, subcommands, version } from "./commands.ts"
+import { commandHelp, helpRequest, programHelp } from "./help.ts"
 
-const root = Command.make("svc-batch").pipe(
-  Command.withDescription(
-    "Batch pipelines over the text service (moderation, translation, embeddings, rerank, generation)"
-  ),
-  Command.withSubcommands([
-    runCommand,
-    planCommand,
-    statusCommand,
-    runsCommand,
-    retryCommand,
-    reportCommand,
-    searchCommand,
-    checkCommand,
-    gcCommand,
-    emulatorCommand,
-    demoCommand
-  ])
-)
-
-const cli = Command.run(root, { name: "svc-batch", version: "0.1.0" })
+const cli = Command.run(root, { name: programName, version })
 
 /**
  * `--log-format json` (anywhere on the line) or SVC_LOG_FORMAT=json: log lines as one JSON object
@@ -90,6 +62,18 @@ const program = (
 )
 
 exitWhenReaderGone()
+// `--help` is ours (help.ts), not @effect/cli's; the bin answers it from the build's text files.
+const help = helpRequest(argv.slice(2), subcommands)
+if (argv.length === 3 && argv[2] === "--version") {
+  process.stdout.write(`${version}\n`)
+  process.exit(0)
+}
+if (help !== undefined) {
+  process.stdout.write(
+    help === "program" ? programHelp(programName, version, description, subcommands) : commandHelp(programName, help)
+  )
+  process.exit(0)
+}
 const fiber = Effect.runFork(program)
 let ended = false
 // A signal after the command ended (its output still flushing to a slow reader) exits at once.

@@ -3,7 +3,7 @@ import { Args, type Command, Options } from "@effect/cli"
 import { Option } from "effect"
 import { Encoding } from "../io/encoding.ts"
 import { sinks } from "../io/sinks/index.ts"
-import { CacheMode, InputFormat } from "../job/job-file.ts"
+import { CacheMode, InputFormat, limitDefaults } from "../job/job-file.ts"
 import type { JobOverrides } from "../job/resolve-job.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { stateOption } from "./state-option.ts"
@@ -25,19 +25,35 @@ export const options = {
     Options.withDescription("output sink (default: from the extension, else the input's format)"),
     Options.optional
   ),
-  rejects: Options.file("rejects").pipe(Options.withDescription("rejects file (JSON Lines)"), Options.optional),
+  rejects: Options.file("rejects").pipe(
+    Options.withDescription(
+      "rejects file, JSON Lines (default: the job's output.rejects, else <output stem>.rejects.jsonl beside the output)"
+    ),
+    Options.optional
+  ),
   state: stateOption,
   rpm: Options.text("rpm").pipe(
-    Options.withDescription("requests per minute: N, or model=N,... (* for the rest)"),
+    Options.withDescription(
+      "requests per minute: N, or model=N,... (* for the rest) (default: the job's limits.rpm, else found from 429s)"
+    ),
     Options.optional
   ),
   concurrency: Options.integer("concurrency").pipe(
-    Options.withDescription("most requests in flight per model"),
+    Options.withDescription(
+      `most requests in flight per model (default: the job's limits.concurrency, else ${limitDefaults.concurrency})`
+    ),
     Options.optional
   ),
-  records: Options.integer("records").pipe(Options.withDescription("records in progress at once"), Options.optional),
+  records: Options.integer("records").pipe(
+    Options.withDescription(
+      `records in progress at once (default: the job's limits.records, else ${limitDefaults.records})`
+    ),
+    Options.optional
+  ),
   maxAttempts: Options.integer("max-attempts").pipe(
-    Options.withDescription("attempts per request (429s do not count)"),
+    Options.withDescription(
+      `attempts per request, 429s not counted (default: the job's limits.maxAttempts, else ${limitDefaults.maxAttempts})`
+    ),
     Options.optional
   ),
   // The choices are the job file's (one Schema for both).
@@ -52,11 +68,15 @@ export const options = {
     )
   ),
   graceMs: Options.integer("grace-ms").pipe(
-    Options.withDescription("after a stop, how long requests in flight may finish"),
+    Options.withDescription(
+      `after a stop, how long requests in flight may finish (default: the job's limits.graceMs, else ${limitDefaults.graceMs})`
+    ),
     Options.optional
   ),
   maxRequests: Options.integer("max-requests").pipe(
-    Options.withDescription("a budget: after N requests the run stops as on Ctrl-C (resumable, exit 6)"),
+    Options.withDescription(
+      "a budget: after N requests the run stops as on Ctrl-C, resumable, exit 6 (default: no budget)"
+    ),
     Options.optional
   ),
   dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing")),

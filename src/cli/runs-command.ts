@@ -1,4 +1,5 @@
 /** `svc-batch runs <job-file> [--limit N] [--json]`: the job's past runs, newest first; sends nothing. */
+import { withDefaultShown } from "./option-default.ts"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
@@ -14,10 +15,7 @@ export const runsCommand = Command.make(
   {
     job: jobFileArg.pipe(Args.withDescription("the job file")),
     state: stateOption,
-    limit: Options.integer("limit").pipe(
-      Options.withDescription("how many runs, newest first"),
-      Options.withDefault(20)
-    ),
+    limit: Options.integer("limit").pipe(Options.withDescription("how many runs, newest first"), withDefaultShown(20)),
     json: Options.boolean("json").pipe(Options.withDescription("one JSON object per run"))
   },
   (o) =>

@@ -4,6 +4,7 @@
  * the KNN query on the job's vector store, optionally reranks the hits with svc3-rerank, and
  * prints each hit's key, distance (and score) and the start of its text.
  */
+import { withDefaultShown } from "./option-default.ts"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { existsSync } from "node:fs"
@@ -38,14 +39,14 @@ export const searchCommand = Command.make(
     k: Options.integer("top-k").pipe(
       Options.withAlias("k"),
       Options.withDescription("how many nearest rows (-k for short)"),
-      Options.withDefault(10)
+      withDefaultShown(10)
     ),
     rerank: Options.boolean("rerank").pipe(
       Options.withDescription("rerank the hits' texts with svc3-rerank (needs store.text)")
     ),
     taskType: Options.choice("task-type", EmbeddingTaskType.literals).pipe(
       Options.withDescription("the query's embedding task type"),
-      Options.withDefault("RETRIEVAL_QUERY" as const)
+      withDefaultShown("RETRIEVAL_QUERY")
     ),
     json: Options.boolean("json").pipe(Options.withDescription("print JSON Lines, one hit per line"))
   },

@@ -3,6 +3,7 @@
  * stands, from the ledger — also while it runs in another process (SQLite WAL: a reader never
  * blocks the writer). Sends nothing.
  */
+import { withDefaultShown } from "./option-default.ts"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect } from "effect"
 import { jobLedger } from "../job/job-context.ts"
@@ -24,7 +25,7 @@ export const statusCommand = Command.make(
     ),
     interval: Options.integer("interval").pipe(
       Options.withDescription("seconds between refreshes with --watch"),
-      Options.withDefault(2)
+      withDefaultShown(2)
     )
   },
   (o) =>

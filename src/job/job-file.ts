@@ -58,13 +58,16 @@ const limitFields = {
   graceMs: Schema.NonNegativeInt
 }
 
+/** The limits a job file leaves out (also shown by `run --help`). */
+export const limitDefaults = { concurrency: 32, records: 256, maxAttempts: 5, graceMs: 10_000 } as const
+
 export const Limits = Schema.Struct({
   /** None: AIMD on 429s only. */
   rpm: Schema.optionalWith(limitFields.rpm, { default: () => ({}) }),
-  concurrency: Schema.optionalWith(limitFields.concurrency, { default: () => 32 }),
-  records: Schema.optionalWith(limitFields.records, { default: () => 256 }),
-  maxAttempts: Schema.optionalWith(limitFields.maxAttempts, { default: () => 5 }),
-  graceMs: Schema.optionalWith(limitFields.graceMs, { default: () => 10_000 })
+  concurrency: Schema.optionalWith(limitFields.concurrency, { default: () => limitDefaults.concurrency }),
+  records: Schema.optionalWith(limitFields.records, { default: () => limitDefaults.records }),
+  maxAttempts: Schema.optionalWith(limitFields.maxAttempts, { default: () => limitDefaults.maxAttempts }),
+  graceMs: Schema.optionalWith(limitFields.graceMs, { default: () => limitDefaults.graceMs })
 })
 export type Limits = typeof Limits.Type
 

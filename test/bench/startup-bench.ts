@@ -33,6 +33,27 @@ const measure = (args: ReadonlyArray<string>) => {
 }
 
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}`)
+// What a user types: the bin (built), against a bare node, interleaved so load hits all alike.
+const bin = join(root, "src/cli/bin.mjs")
+const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
+  ["node -e 0", ["-e", "0"]],
+  ["svc-batch --version", [bin, "--version"]],
+  ["svc-batch --help", [bin, "--help"]],
+  ["svc-batch run --help", [bin, "run", "--help"]]
+]
+const times = new Map<string, Array<number>>(cases.map(([name]) => [name, []]))
+for (let round = 0; round < 9; round++)
+  for (const [name, args] of cases) {
+    const t0 = performance.now()
+    spawnSync(process.execPath, args, { stdio: "ignore" })
+    times.get(name)!.push(performance.now() - t0)
+  }
+const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const bare = median(times.get("node -e 0")!)
+for (const [name] of cases) {
+  const ms = median(times.get(name)!)
+  console.log(`${name.padEnd(22)} ${Math.round(ms)} ms  (${(ms / bare).toFixed(2)}× bare node)`)
+}
 const bundle = join(root, "dist/cli/main.js")
 const tsx = [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "src/cli/main.ts")]
 console.log(`--help   bundle ${measure([bundle, "--help"])};  tsx sources ${measure([...tsx, "--help"])}`)

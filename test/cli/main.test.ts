@@ -28,7 +28,7 @@ describe("svc-batch command line", () => {
   it("help written to a pipe has no colour codes", async () => {
     const p = spawnCli(["run", "--help"], clean)
     expect(await p.exited).toBe(0)
-    expect(p.out()).toContain("USAGE")
+    expect(p.out()).toContain("Usage: svc-batch run [options] <job-file>")
     expect(p.out()).not.toContain(ESC)
   })
 
