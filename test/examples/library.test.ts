@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { spawnCli } from "../cli/spawn-cli.ts"
 
@@ -53,5 +53,10 @@ describe("library use", () => {
     expect(await help.exited).toBe(0)
     expect(help.out()).toContain("svc-batch")
     expect(help.out()).not.toMatch(/\x1b\[/)
+    // Answered from the help file the build wrote (the command tree is not loaded for it).
+    expect(help.out()).toBe(readFileSync(join(root, "dist", "cli", "help", "index.txt"), "utf8"))
+    const runHelp = spawnCli(["run", "-h"], {})
+    expect(await runHelp.exited).toBe(0)
+    expect(runHelp.out()).toBe(readFileSync(join(root, "dist", "cli", "help", "run.txt"), "utf8"))
   }, 30_000)
 })
