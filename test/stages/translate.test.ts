@@ -65,9 +65,12 @@ describe("translate stage", () => {
   })
 
   it("names tokens the translation lost in the warnings column", () => {
-    const p = prepare({ fields: ["msg"], to: "en" }, { msg: "残り3件です。合計10件です。" })
-    expect(p.assemble(["3 left. 10 in all."])[0]!.translate_warnings).toBeNull()
-    expect(p.assemble(["Some left. Ten in all."])[0]!.translate_warnings).toBe("msg: lost 3, 10")
+    const p = prepare({ fields: ["msg"], to: "en" }, { msg: "残り3件です。合計10件です。3件ずつ、3回。" })
+    expect(p.assemble(["3 left. 10 in all. 3 each, 3 times."])[0]!.translate_warnings).toBeNull()
+    // Each lost token once, with its count: a long man page's repeated numbers are not listed over and over.
+    expect(p.assemble(["Some left. Ten in all. Some each, some times."])[0]!.translate_warnings).toBe(
+      "msg: lost 3 ×3, 10"
+    )
   })
 
   it("sends protected spans as tokens and puts them back; one whose token was dropped is appended and named", () => {
