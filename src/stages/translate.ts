@@ -88,6 +88,10 @@ export const translate = (options: TranslateOptions): Stage => {
     reads: options.fields,
     calls: [{ endpoint: "translate", model: MODEL }],
     columns: [...options.fields.map((f) => column(target(f), ColumnType.string)), column(warnings, ColumnType.string)],
+    namedBy: {
+      ...Object.fromEntries(options.fields.map((f) => [target(f), `columns.${f}`])),
+      [warnings]: "warningsColumn"
+    },
     ...(options.when ? { when: options.when } : {}),
     prepare: (fields) => {
       const plans: Array<[string, FieldPlan]> = []
