@@ -10,7 +10,7 @@
  * - Empty or whitespace-only text is not sent; the output is the same value (null stays null).
  * - Protected spans (`protect`: fenced code blocks, inline code, URLs, e-mail addresses and
  *   placeholders by default, plus the job's regexes) are not sent and come back byte-identical
- *   (protected-chunks.ts); one the translator dropped the place of is appended to its chunk and
+ *   (protected-chunks.ts); one whose token the translator dropped is appended to its chunk and
  *   named in the warnings column (`moved`).
  * - Tokens ({name}, %s, ${x}, {{x}}, URLs, e-mail addresses, `code`, numbers) present in the source
  *   and missing from the translation are named in the warnings column (`lost`), each once, cut to
