@@ -82,12 +82,18 @@ export const planJob = (
       return t
     }
 
+    // A stage's rows are its own: two stages of one type (two translate stages) are two rows.
+    const labels = pipeline.stages.map((s, i) =>
+      pipeline.stages.filter((o) => o.name === s.name).length > 1 ? `${s.name} (stage ${i + 1})` : s.name
+    )
+
     const planRecord = (input: Fields) =>
       Effect.gen(function* () {
         let fields: Fields = input
         // Columns whose values are known: the input's, and those of stages answered from the ledger.
         const unknown = new Set<string>()
-        for (const stage of pipeline.stages) {
+        for (const [index, stage] of pipeline.stages.entries()) {
+          const label = labels[index]!
           let assumed = false
           if (stage.when !== undefined) {
             if (stage.when.columns.some((c) => unknown.has(c))) assumed = true
@@ -95,7 +101,7 @@ export const planJob = (
           }
           const prepared = stage.prepare(fields)
           if (prepared instanceof StageInputError) {
-            inputErrors[stage.name] = (inputErrors[stage.name] ?? 0) + 1
+            inputErrors[label] = (inputErrors[label] ?? 0) + 1
             return
           }
           const { requests, assemble } = prepared
@@ -103,7 +109,7 @@ export const planJob = (
           const answers: Array<unknown> = []
           let allCached = true
           for (const request of requests) {
-            const t = tallyFor(stage.name, request.endpoint, request.model)
+            const t = tallyFor(label, request.endpoint, request.model)
             if (!seen.has(t.model + t.endpoint)) {
               seen.add(t.model + t.endpoint)
               t.records++

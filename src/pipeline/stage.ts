@@ -86,6 +86,8 @@ export interface Stage {
   readonly reads: ReadonlyArray<string>
   /** Typed output columns it adds. */
   readonly columns: ReadonlyArray<Column>
+  /** The option that names a column, where one does (a clash of column names says what to set). */
+  readonly namedBy?: Readonly<Record<string, string>>
   /** May produce several rows per record (chunks); only the last stage of a pipeline may. */
   readonly fanOut?: boolean
   /** Run the stage for a record only when this holds; otherwise its columns are null. */
@@ -156,7 +158,11 @@ export const makePipeline = (
     }
     for (const c of stage.columns) {
       const other = seen.get(c.name)
-      if (other !== undefined) return fail(`${label} adds column ${c.name}, which ${other} already adds`)
+      if (other !== undefined) {
+        const option = stage.namedBy?.[c.name]
+        const fix = option === undefined ? "" : `: set ${option} on ${label} to another name`
+        return fail(`${label} adds column ${c.name}, which ${other} already adds${fix}`)
+      }
       seen.set(c.name, label)
     }
     const uses = [

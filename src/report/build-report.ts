@@ -30,7 +30,8 @@ export interface ReportOptions {
   readonly moderationPrefix: string
   /** The input columns whose text the excerpt shows. */
   readonly textColumns: ReadonlyArray<string>
-  readonly warningsColumn: string
+  /** Every translate stage's warnings column. */
+  readonly warningsColumns: ReadonlyArray<string>
   /** Most flagged records listed (the CSV and JSON say how many more there were). */
   readonly maxListed: number
 }
@@ -40,7 +41,7 @@ export const defaultReportOptions: ReportOptions = {
   trendRuns: 7,
   moderationPrefix: "moderation_",
   textColumns: [],
-  warningsColumn: "translate_warnings",
+  warningsColumns: ["translate_warnings"],
   maxListed: 10_000
 }
 

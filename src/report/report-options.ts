@@ -6,7 +6,7 @@ import { defaultReportOptions, type ReportOptions } from "./build-report.ts"
 export const reportOptionsFor = (pipeline: Pipeline, settings: ReportSettings): ReportOptions => {
   const moderate = pipeline.stages.find((s) => s.name === "moderate")
   const verdict = moderate?.columns.find((c) => c.name.endsWith("verdict"))?.name
-  const translate = pipeline.stages.find((s) => s.name === "translate")
+  const translates = pipeline.stages.filter((s) => s.name === "translate")
   return {
     ...defaultReportOptions,
     excerpt: settings.excerpt,
@@ -14,7 +14,9 @@ export const reportOptionsFor = (pipeline: Pipeline, settings: ReportSettings): 
     trendRuns: settings.trendRuns,
     moderationPrefix:
       verdict !== undefined ? verdict.slice(0, -"verdict".length) : defaultReportOptions.moderationPrefix,
-    textColumns: moderate?.reads ?? translate?.reads ?? [],
-    warningsColumn: translate?.columns.at(-1)?.name ?? defaultReportOptions.warningsColumn
+    textColumns: moderate?.reads ?? [...new Set(translates.flatMap((t) => t.reads))],
+    // A translate stage's last column is its warnings column.
+    warningsColumns:
+      translates.length > 0 ? translates.map((t) => t.columns.at(-1)!.name) : defaultReportOptions.warningsColumns
   }
 }

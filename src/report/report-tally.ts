@@ -16,7 +16,7 @@ export interface TallyOptions {
   readonly breakdown?: string | undefined
   readonly moderationPrefix: string
   readonly textColumns: ReadonlyArray<string>
-  readonly warningsColumn: string
+  readonly warningsColumns: ReadonlyArray<string>
   readonly maxListed: number
 }
 
@@ -69,6 +69,7 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
   const verdictColumn = `${options.moderationPrefix}verdict`
   const categoriesColumn = `${options.moderationPrefix}categories`
   const rawColumn = `${options.moderationPrefix}raw`
+  const several = options.warningsColumns.length > 1
   let done = 0
   let failed = 0
   let moderated = 0
@@ -99,8 +100,12 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
     done++
     const row = outcome.output.rows[0] ?? {}
     if (outcome.output.keys.length > 1) chunked.push({ key: record.key, requests: outcome.output.keys.length })
-    const warning = row[options.warningsColumn]
-    if (typeof warning === "string" && warning !== "") warnings.push({ key: record.key, warning })
+    for (const column of options.warningsColumns) {
+      const warning = row[column]
+      // With several translate stages, each warning says whose it is.
+      if (typeof warning === "string" && warning !== "")
+        warnings.push({ key: record.key, warning: several ? `${column}: ${warning}` : warning })
+    }
     const verdict = row[verdictColumn]
     if (typeof verdict !== "string") return
     moderated++

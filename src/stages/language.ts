@@ -5,9 +5,20 @@
  * character carries about what three English letters do, so "今日はGitHubのissueを見た" is
  * Japanese and "I love 寿司 and ramen in Tokyo" English. No letters at all: undefined.
  */
+import { emails, fencedBlocks, firstWins, inlineCode, urls } from "./span-patterns.ts"
+
 export type Language = "ja" | "en"
 
-const IGNORED = /```[\s\S]*?```|`[^`\n]*`|https?:\/\/\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g
+/** The text with code, URLs and e-mail addresses (as span-patterns.ts finds them) blanked. */
+const letters = (text: string): string => {
+  let out = ""
+  let pos = 0
+  for (const [start, end] of firstWins([fencedBlocks(text), inlineCode(text), urls(text), emails(text)])) {
+    out += `${text.slice(pos, start)} `
+    pos = end
+  }
+  return out + text.slice(pos)
+}
 const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}ー]/gu
 const LATIN = /\p{Script=Latin}/gu
 
@@ -18,9 +29,9 @@ const count = (text: string, re: RegExp) => {
 }
 
 export const detectLanguage = (text: string): Language | undefined => {
-  const letters = text.replace(IGNORED, " ")
-  const japanese = count(letters, JAPANESE)
-  const latin = count(letters, LATIN)
+  const rest = letters(text)
+  const japanese = count(rest, JAPANESE)
+  const latin = count(rest, LATIN)
   if (japanese === 0 && latin === 0) return undefined
   return japanese * 3 >= latin ? "ja" : "en"
 }

@@ -1,26 +1,11 @@
 /**
  * Tokens a translation must carry over unchanged: `{name}`, `{{x}}`, `${x}`, printf specifiers
- * (`%s`, `%d`, `%1$s`, `%.2f`), URLs, e-mail addresses, inline `code` and numbers. One regex, left
- * to right, longest forms first, so a number inside a URL or `{x1}` belongs to that token. Numbers
- * are compared normalised: full-width digits as ASCII, thousands separators removed (`1,000` in
- * the source matches `1000` in the translation).
+ * (`%s`, `%d`, `%1$s`, `%.2f`), URLs, e-mail addresses, inline `code` and numbers, found as
+ * span-patterns.ts finds them; where two overlap the first wins, so a number inside a URL or `{x1}`
+ * belongs to that token. Numbers are compared normalised: full-width digits as ASCII, thousands
+ * separators removed (`1,000` in the source matches `1000` in the translation).
  */
-
-const TOKEN = new RegExp(
-  [
-    "`[^`\\n]+`", // inline code
-    "https?://[^\\s<>\"'`）」』】、。，]+", // URL (trailing punctuation trimmed below)
-    "[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+", // e-mail address
-    "\\{\\{[^{}\\n]*\\}\\}", // {{x}}
-    "\\$\\{[^{}\\n]*\\}", // ${x}
-    "\\{[\\w.:-]*\\}", // {name}, {0}
-    "%(?:\\d+\\$)?[-+ 0#]*\\d*(?:\\.\\d+)?[sdifuxXeEgGc]", // printf
-    "(?<![A-Za-z0-9０-９])[0-9０-９]+(?:[,，][0-9０-９]{3})*(?:[.．][0-9０-９]+)?(?![A-Za-z0-9０-９])" // number
-  ].join("|"),
-  "g"
-)
-
-const trimUrl = (t: string) => (/^https?:/.test(t) ? t.replace(/[.,;:!?)\]]+$/, "") : t)
+import { emails, firstWins, inlineCode, numbers, placeholderForms, urls } from "./span-patterns.ts"
 
 const normalise = (token: string): string =>
   /^[0-9０-９]/.test(token)
@@ -31,7 +16,10 @@ const normalise = (token: string): string =>
     : token
 
 /** The protected tokens of `text`, in order of appearance. */
-export const placeholders = (text: string): ReadonlyArray<string> => [...text.matchAll(TOKEN)].map((m) => trimUrl(m[0]))
+export const placeholders = (text: string): ReadonlyArray<string> =>
+  firstWins([inlineCode(text), urls(text), emails(text), placeholderForms(text), numbers(text)]).map(([s, e]) =>
+    text.slice(s, e)
+  )
 
 /** Tokens of `source` missing from `translation` (as a multiset: twice in, once out = lost once). */
 export const lostPlaceholders = (source: string, translation: string): ReadonlyArray<string> => {
@@ -48,4 +36,28 @@ export const lostPlaceholders = (source: string, translation: string): ReadonlyA
     else lost.push(t)
   }
   return lost
+}
+
+/** Longest token shown in a warning, in code points; longer ones are cut with "…". */
+export const SHOWN = 80
+/** Distinct tokens listed in one warning; the rest are counted. */
+export const LISTED = 10
+
+const shown = (token: string): string => {
+  const oneLine = token.replace(/\s+/g, " ")
+  const chars = [...oneLine]
+  return chars.length <= SHOWN ? oneLine : `${chars.slice(0, SHOWN - 1).join("")}…`
+}
+
+/**
+ * Tokens for a warning cell: each distinct one once (`×3` when repeated), at most SHOWN code
+ * points each, at most LISTED of them (then "and N more").
+ */
+export const listTokens = (tokens: ReadonlyArray<string>): string => {
+  const counts = new Map<string, number>()
+  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1)
+  const distinct = [...counts]
+  const listed = distinct.slice(0, LISTED).map(([t, n]) => (n > 1 ? `${shown(t)} ×${n}` : shown(t)))
+  const more = distinct.length - LISTED
+  return more > 0 ? `${listed.join(", ")} and ${more} more` : listed.join(", ")
 }

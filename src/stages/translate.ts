@@ -8,8 +8,13 @@
  *   with the source's own whitespace between chunks (not sent); where the source had none (a
  *   Japanese sentence end) and the target is English, one space.
  * - Empty or whitespace-only text is not sent; the output is the same value (null stays null).
- * - Placeholders ({name}, %s, ${x}, {{x}}, URLs, e-mail addresses, `code`, numbers) present in the
- *   source and missing from the translation are named in the warnings column.
+ * - Protected spans (`protect`: fenced code blocks, inline code, URLs, e-mail addresses and
+ *   placeholders by default, plus the job's regexes) are not sent and come back byte-identical
+ *   (protected-chunks.ts); one whose token the translator dropped is appended to its chunk and
+ *   named in the warnings column (`moved`).
+ * - Tokens ({name}, %s, ${x}, {{x}}, URLs, e-mail addresses, `code`, numbers) present in the source
+ *   and missing from the translation are named in the warnings column (`lost`), each once, cut to
+ *   80 characters (placeholders.ts).
  */
 import { Effect, Schema } from "effect"
 import { column, ColumnType } from "../pipeline/columns.ts"
@@ -17,9 +22,10 @@ import type { Condition } from "../pipeline/condition.ts"
 import { makeRequest, prepared, type Row, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
 import { Lang } from "../service/schemas/endpoints.ts"
 import { detectLanguage } from "./language.ts"
-import { lostPlaceholders } from "./placeholders.ts"
+import { listTokens, lostPlaceholders } from "./placeholders.ts"
 import { defineStageType, FieldList } from "../pipeline/stage-type.ts"
-import { chunkForTranslation, type TranslationChunks } from "./translation-chunking.ts"
+import { chunkProtected, type ProtectedChunks, restoreSpans } from "./protected-chunks.ts"
+import { defaultProtect, Protect, protectedSpans } from "./protected-spans.ts"
 import { fieldText } from "./text-field.ts"
 
 export type Language = "ja" | "en"
@@ -32,6 +38,8 @@ export interface TranslateOptions {
   readonly columns?: Readonly<Record<string, string>>
   /** The warnings column; default `translate_warnings`. */
   readonly warningsColumn?: string
+  /** Spans never sent (default: every kind, no patterns). */
+  readonly protect?: Protect
   readonly when?: Condition
 }
 
@@ -42,10 +50,10 @@ export const SKIPPED = "translate_skipped"
 /** One field's plan: passed through as is, or chunks to translate. */
 type FieldPlan =
   | { readonly _tag: "Keep"; readonly value: unknown }
-  | { readonly _tag: "Translate"; readonly source: string; readonly parts: TranslationChunks; readonly first: number }
+  | { readonly _tag: "Translate"; readonly source: string; readonly parts: ProtectedChunks; readonly first: number }
 
 /** Interleaves translated chunks with the source's separators (a space where English needs one). */
-const rejoin = (parts: TranslationChunks, translated: ReadonlyArray<string>, to: Language): string => {
+const rejoin = (parts: ProtectedChunks, translated: ReadonlyArray<string>, to: Language): string => {
   const { separators } = parts
   let out = separators[0]!
   for (let i = 0; i < translated.length; i++) {
@@ -59,6 +67,7 @@ export const translate = (options: TranslateOptions): Stage => {
   const from = options.from ?? "auto"
   const target = (field: string) => options.columns?.[field] ?? `${field}_${options.to}`
   const warnings = options.warningsColumn ?? "translate_warnings"
+  const spansOf = protectedSpans(options.protect ?? defaultProtect)
 
   const request = (text: string, source: Language, label: string): StageRequest<string> =>
     makeRequest({
@@ -79,6 +88,10 @@ export const translate = (options: TranslateOptions): Stage => {
     reads: options.fields,
     calls: [{ endpoint: "translate", model: MODEL }],
     columns: [...options.fields.map((f) => column(target(f), ColumnType.string)), column(warnings, ColumnType.string)],
+    namedBy: {
+      ...Object.fromEntries(options.fields.map((f) => [target(f), `columns.${f}`])),
+      [warnings]: "warningsColumn"
+    },
     ...(options.when ? { when: options.when } : {}),
     prepare: (fields) => {
       const plans: Array<[string, FieldPlan]> = []
@@ -100,10 +113,10 @@ export const translate = (options: TranslateOptions): Stage => {
           plans.push([field, { _tag: "Keep", value }])
           continue
         }
-        const parts = chunkForTranslation(text)
+        const parts = chunkProtected(text, spansOf(text))
         plans.push([field, { _tag: "Translate", source: text, parts, first: requests.length }])
         parts.chunks.forEach((chunk, i) =>
-          requests.push(request(chunk, source, `${field} chunk ${i + 1}/${parts.chunks.length}`))
+          requests.push(request(chunk.text, source, `${field} chunk ${i + 1}/${parts.chunks.length}`))
         )
       }
       const assemble = (answers: ReadonlyArray<string>): ReadonlyArray<Row> => {
@@ -114,14 +127,20 @@ export const translate = (options: TranslateOptions): Stage => {
             row[target(field)] = plan.value
             continue
           }
-          const translated = rejoin(
-            plan.parts,
-            answers.slice(plan.first, plan.first + plan.parts.chunks.length),
-            options.to
-          )
+          const moved: Array<string> = []
+          const restored = plan.parts.chunks.map((chunk, i) => {
+            const r = restoreSpans(chunk, answers[plan.first + i]!)
+            moved.push(...r.moved)
+            return r.text
+          })
+          const translated = rejoin(plan.parts, restored, options.to)
           row[target(field)] = translated
           const missing = lostPlaceholders(plan.source, translated)
-          if (missing.length > 0) lost.push(`${field}: lost ${missing.join(", ")}`)
+          const problems = [
+            ...(missing.length > 0 ? [`lost ${listTokens(missing)}`] : []),
+            ...(moved.length > 0 ? [`moved to a chunk's end ${listTokens(moved)}`] : [])
+          ]
+          if (problems.length > 0) lost.push(`${field}: ${problems.join("; ")}`)
         }
         row[warnings] = lost.length > 0 ? lost.join("; ") : null
         return [row]
@@ -140,7 +159,8 @@ export const translateStage = defineStageType({
     to: Lang,
     from: Schema.optional(Schema.Union(Lang, Schema.Literal("auto"))),
     columns: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.NonEmptyString })),
-    warningsColumn: Schema.optional(Schema.NonEmptyString)
+    warningsColumn: Schema.optional(Schema.NonEmptyString),
+    protect: Schema.optional(Protect)
   }),
   make: (options, when) => translate({ ...options, ...(when ? { when } : {}) })
 })

@@ -73,6 +73,7 @@ const segmentWindowed =
   }
 
 type Splitter = (text: string) => Array<string>
+type Size = (text: string) => number
 
 const LEVELS: ReadonlyArray<Splitter> = [
   splitAfter(/\n[ \t\u3000]*\n\s*/g), // blank lines (and the whitespace after them)
@@ -87,21 +88,21 @@ const LEVELS: ReadonlyArray<Splitter> = [
  * part that fits stays whole; one that does not is split at the next finer level. Packing happens
  * once, over all pieces, so no chunk is left short where a finer split was needed.
  */
-const pieces = (text: string, limit: number, level: number): Array<string> => {
-  if (codePoints(text) <= limit) return [text]
+const pieces = (text: string, limit: number, level: number, size: Size): Array<string> => {
+  if (size(text) <= limit) return [text]
   if (level >= LEVELS.length) return segmentWindowed(graphemes)(text)
   const parts = LEVELS[level]!(text)
-  if (parts.length <= 1) return pieces(text, limit, level + 1)
-  return parts.flatMap((p) => (codePoints(p) <= limit ? [p] : pieces(p, limit, level + 1)))
+  if (parts.length <= 1) return pieces(text, limit, level + 1, size)
+  return parts.flatMap((p) => (size(p) <= limit ? [p] : pieces(p, limit, level + 1, size)))
 }
 
 /** Consecutive pieces joined while they fit (a piece over the limit — one huge grapheme — alone). */
-const pack = (pieces: ReadonlyArray<string>, limit: number): Array<string> => {
+const pack = (pieces: ReadonlyArray<string>, limit: number, sizeOf: Size): Array<string> => {
   const out: Array<string> = []
   let current = ""
   let size = 0
   for (const piece of pieces) {
-    const n = codePoints(piece)
+    const n = sizeOf(piece)
     if (current !== "" && size + n > limit) {
       out.push(current)
       current = ""
@@ -117,14 +118,22 @@ const pack = (pieces: ReadonlyArray<string>, limit: number): Array<string> => {
 const LEADING = /^\s*/u
 const TRAILING = /\s*$/u
 
-export const chunkForTranslation = (text: string, limit: number = Limits.translateCodePoints): TranslationChunks => {
+/**
+ * `size`: how much a piece weighs against `limit` (default: its code points; the masking of
+ * protected spans weighs a mask character as the token it becomes).
+ */
+export const chunkForTranslation = (
+  text: string,
+  limit: number = Limits.translateCodePoints,
+  size: Size = codePoints
+): TranslationChunks => {
   const lead = LEADING.exec(text)![0]
   if (lead.length === text.length) return { chunks: [], separators: [text] }
   const trail = TRAILING.exec(text)![0]
   const core = text.slice(lead.length, text.length - trail.length)
   const chunks: Array<string> = []
   const separators: Array<string> = [lead]
-  for (const piece of pack(pieces(core, limit, 0), limit)) {
+  for (const piece of pack(pieces(core, limit, 0, size), limit, size)) {
     // Whitespace at a cut goes to the separator; a whitespace-only piece is all separator.
     const before = LEADING.exec(piece)![0]
     if (before.length === piece.length) {

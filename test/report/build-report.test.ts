@@ -130,12 +130,13 @@ describe("run report", () => {
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })
       const dir = tempDir()
-      const dropped = Array.from({ length: 400 }, (_, i) => `{p${i}}`).find((t) => fnv1a(t) % 16 === 0)!
+      // A number the emulator drops (placeholders are protected: never sent, never lost).
+      const dropped = Array.from({ length: 400 }, (_, i) => String(i + 2)).find((t) => fnv1a(t) % 16 === 0)!
       const input = join(dir, "in.jsonl")
       writeFileSync(
         input,
         [
-          { id: "short", body: `${dropped}さん、こんにちは。` },
+          { id: "short", body: `${dropped}件のメッセージがあります。` },
           { id: "long", body: "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。".repeat(200) }
         ]
           .map((r) => JSON.stringify(r))

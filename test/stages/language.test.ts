@@ -21,6 +21,10 @@ describe("detectLanguage", () => {
     expect(detectLanguage("```\nfunction longEnglishCode() { return 1 }\n```\n説明です")).toBe("ja")
   })
 
+  it("counts the Japanese that follows a URL directly", () => {
+    expect(detectLanguage("See https://example.com/aを参照してください")).toBe("ja")
+  })
+
   it("has no answer for text without letters", () => {
     expect(detectLanguage("12,345 — 67%!")).toBeUndefined()
     expect(detectLanguage("🇯🇵👍")).toBeUndefined()

@@ -64,17 +64,31 @@ describe("translate stage", () => {
     expect(out.replace(/\n\n/g, " ")).toBe(p.requests.map((_, i) => `T${i}.`).join(" "))
   })
 
-  it("names placeholders the translation lost in the warnings column", () => {
+  it("names tokens the translation lost in the warnings column", () => {
+    const p = prepare({ fields: ["msg"], to: "en" }, { msg: "残り3件です。合計10件です。3件ずつ、3回。" })
+    expect(p.assemble(["3 left. 10 in all. 3 each, 3 times."])[0]!.translate_warnings).toBeNull()
+    // Each lost token once, with its count: a long man page's repeated numbers are not listed over and over.
+    expect(p.assemble(["Some left. Ten in all. Some each, some times."])[0]!.translate_warnings).toBe(
+      "msg: lost 3 ×3, 10"
+    )
+  })
+
+  it("sends protected spans as tokens and puts them back; one whose token was dropped is appended and named", () => {
     const p = prepare(
       { fields: ["msg"], to: "en" },
       { msg: "{name}さん、%s件のメッセージがあります。詳細は https://example.com/help を見てください。" }
     )
-    expect(p.assemble(["{name}, you have %s messages. See the help page."])[0]!.translate_warnings).toBe(
-      "msg: lost https://example.com/help"
-    )
-    expect(
-      p.assemble(["{name}, you have %s messages. See https://example.com/help."])[0]!.translate_warnings
-    ).toBeNull()
+    expect(p.requests.map((r) => r.text)).toEqual([
+      "{z0}さん、{z1}件のメッセージがあります。詳細は {z2} を見てください。"
+    ])
+    expect(p.assemble(["{z0}, you have {z1} messages. See {z2}."])[0]).toEqual({
+      msg_en: "{name}, you have %s messages. See https://example.com/help.",
+      translate_warnings: null
+    })
+    expect(p.assemble(["{z0}, you have {z1} messages. See the help page."])[0]).toEqual({
+      msg_en: "{name}, you have %s messages. See the help page. https://example.com/help",
+      translate_warnings: "msg: moved to a chunk's end https://example.com/help"
+    })
   })
 
   it("gives different content keys to the two directions of the same text", () => {
