@@ -32,6 +32,7 @@ import {
   type Message,
   type Tool
 } from "../service/schemas/chat.ts"
+import { compileJsonSchema, describeSchemaProblem } from "../service/json-schema.ts"
 import { validateStructured } from "../service/structured.ts"
 import { type ToolCallError, type ToolHandler, toolRoundTrip } from "../service/tools.ts"
 import { defineStageType } from "../pipeline/stage-type.ts"
@@ -143,6 +144,11 @@ export const generate = (options: GenerateOptions): Stage | string => {
   const json = format.type !== "text"
   if (json && (options.n ?? 1) > 1) return "n: more than one candidate is not supported with JSON output"
   const attempts = options.validationAttempts ?? 3
+  // Compiled now, when the job is loaded: a schema Ajv cannot compile is the job's mistake (exit 2
+  // naming where in the schema), never a failure of the first answer.
+  const compiled = format.type === "json_schema" ? compileJsonSchema(format.schema) : undefined
+  if (compiled?._tag === "Left") return `response_format.schema: ${describeSchemaProblem(compiled.left)}`
+  const validate = compiled?.right
   const {
     prompt,
     system,
@@ -249,10 +255,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
                   retryable: false
                 })
               }
-              const checked = validateStructured(
-                choice?.content ?? "",
-                format.type === "json_schema" ? (format.schema as Record<string, unknown>) : undefined
-              )
+              const checked = validateStructured(choice?.content ?? "", validate)
               if (checked._tag === "Left") {
                 return Effect.fail({
                   _tag: "SchemaMismatch",
@@ -351,6 +354,11 @@ export const generateStage = defineStageType({
     if (response_format?.type === "json_schema") {
       const schema = loadSchema(response_format.schema, context.dir)
       if (typeof schema === "string") return schema
+      const compiled = compileJsonSchema(schema)
+      if (compiled._tag === "Left" && typeof response_format.schema === "string") {
+        const file = resolve(context.dir, response_format.schema)
+        return `response_format.schema: ${file}: ${describeSchemaProblem(compiled.left)}`
+      }
       format = {
         type: "json_schema",
         name: response_format.name,
