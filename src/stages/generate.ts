@@ -5,7 +5,8 @@
  *   naming it (null is empty text).
  * - Text output: `<prefix>text` (a JSON list of texts when n > 1) and `<prefix>finish_reason`.
  * - `response_format: { type: json_schema, schema }` (inline, or a JSON file relative to the job
- *   file): the answer is validated here with Ajv, because the service does not guarantee
+ *   file): compiled when the stage is built (a schema that does not compile refuses the job); the
+ *   answer is validated here with Ajv, because the service does not guarantee
  *   conformance (§2.4). An answer that does not conform is asked again with a new seed, up to
  *   `validationAttempts` times, then the record fails with the validation errors. The object's
  *   top-level properties become typed columns `<prefix><property>` (string, number, boolean; json
