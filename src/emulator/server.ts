@@ -245,7 +245,9 @@ export const startEmulator = (options: EmulatorOptions = {}): Promise<RunningEmu
       sendJson(res, reply.status, reply.body)
       return log(req, path, model, reply.status, body, plan.fault)
     }
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+    // No `connection` header of its own: Node answers keep-alive, or `close` (and closes after the
+    // last event) when the client asked for it.
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
     const cutAt = plan.fault === "cut" ? Math.max(1, Math.floor(reply.events.length / 2)) : -1
     for (let i = 0; i < reply.events.length; i++) {
       if (i === cutAt) {

@@ -4,7 +4,9 @@
  * the same way (exit 2, the same message): an rpm for a model no stage uses, an output format no
  * sink has, a vector store the pipeline cannot feed or that another job owns, a column the job
  * reads that the input lacks. An input that cannot be read is left to the command's own read of
- * it, which says why (`check` does not need the input at all).
+ * it, which says why (`check` does not need the input at all). A stage's own options (a generate
+ * JSON Schema that does not compile) are refused before this, when the job context builds the
+ * pipeline — the same step for every command.
  */
 import { Effect } from "effect"
 import { existsSync } from "node:fs"

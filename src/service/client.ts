@@ -5,12 +5,14 @@
  * Rate limiting and retries are the engine's; errors say whether they are retryable.
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import type { ValidateFunction } from "ajv"
 import { Effect, Either, Layer, ParseResult, Redacted, Schema, Stream } from "effect"
 import { layerFromEnv, ServiceConfig } from "./config.ts"
 import {
   type Endpoint,
   errorForStatus,
   IncompleteStreamError,
+  InvalidRequestError,
   ModerationParseError,
   ResponseDecodeError,
   type ServiceError,
@@ -31,6 +33,7 @@ import {
   TranslateResponse
 } from "./schemas/endpoints.ts"
 import { assembleChunks, decodeChatStream, unfinishedChoices } from "./sse.ts"
+import { compileJsonSchema, describeSchemaProblem } from "./json-schema.ts"
 import { validateStructured } from "./structured.ts"
 import { type ToolHandler, toolRoundTrip } from "./tools.ts"
 import { chatShape, prepareBody } from "./validate.ts"
@@ -193,7 +196,8 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
 
     /**
      * Structured output (§2.4): asks with `response_format` and validates the first choice against
-     * the JSON Schema (json_schema) or as a JSON object (json_object).
+     * the JSON Schema (json_schema) or as a JSON object (json_object). Without either, or with a
+     * schema that does not compile, nothing is sent: InvalidRequestError, not a retryable failure.
      */
     const chatJson = (
       input: ChatInput
@@ -201,22 +205,40 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
       { readonly value: unknown; readonly completion: ChatCompletion },
       ServiceError | StructuredOutputError
     > =>
-      chat(input).pipe(
-        Effect.flatMap((completion) => {
-          const raw = completion.choices[0]?.message.content ?? ""
-          const schema =
-            input.response_format?.type === "json_schema" ? input.response_format.json_schema?.schema : undefined
-          if (input.response_format === undefined || input.response_format.type === "text") {
+      Effect.suspend(() => {
+        const format = input.response_format
+        if (format === undefined || format.type === "text") {
+          return Effect.fail(
+            new InvalidRequestError({
+              endpoint: "chat",
+              field: "response_format",
+              limit: "chatJson needs response_format json_object or json_schema"
+            })
+          )
+        }
+        let validate: ValidateFunction | undefined
+        if (format.type === "json_schema") {
+          const compiled = compileJsonSchema(format.json_schema?.schema ?? {})
+          if (Either.isLeft(compiled)) {
             return Effect.fail(
-              new StructuredOutputError({ raw, detail: "chatJson needs response_format json_object or json_schema" })
+              new InvalidRequestError({
+                endpoint: "chat",
+                field: "response_format.json_schema.schema",
+                limit: describeSchemaProblem(compiled.left)
+              })
             )
           }
-          return Either.match(validateStructured(raw, schema), {
-            onLeft: Effect.fail,
-            onRight: (value) => Effect.succeed({ value, completion })
-          })
-        })
-      )
+          validate = compiled.right
+        }
+        return chat(input).pipe(
+          Effect.flatMap((completion) =>
+            Either.match(validateStructured(completion.choices[0]?.message.content ?? "", validate), {
+              onLeft: Effect.fail,
+              onRight: (value) => Effect.succeed({ value, completion })
+            })
+          )
+        )
+      })
 
     /** §4.3: judges `text` with svc3-guard and parses the verdict (§2.7). */
     const moderate = (

@@ -1,27 +1,16 @@
 /**
  * Structured output (spec §2.4): conformance is not guaranteed, so the client validates the text
- * against the JSON Schema it asked for, with Ajv (a maintained JSON Schema validator).
+ * against the JSON Schema it asked for, with the validator compiled (json-schema.ts) before the
+ * request was sent: a schema that does not compile never reaches this point.
  */
-import type { Ajv as AjvInstance, ValidateFunction } from "ajv"
+import type { ValidateFunction } from "ajv"
 import { Either } from "effect"
-import { createRequire } from "node:module"
 import { StructuredOutputError } from "./errors.ts"
 
-// Loaded on the first validation (its CommonJS build, synchronously): most commands never need it.
-let instance: AjvInstance | undefined
-const ajv = (): AjvInstance => {
-  if (instance === undefined) {
-    const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv")
-    instance = new Ajv({ allErrors: false, strict: false })
-  }
-  return instance
-}
-const compiled = new WeakMap<object, ValidateFunction>()
-
-/** Parses `raw` as JSON and checks it against `schema` (or, without one, that it is an object). */
+/** Parses `raw` as JSON and checks it with `validate` (or, without one, that it is an object). */
 export const validateStructured = (
   raw: string,
-  schema: Record<string, unknown> | undefined
+  validate: ValidateFunction | undefined
 ): Either.Either<unknown, StructuredOutputError> => {
   let value: unknown
   try {
@@ -29,15 +18,10 @@ export const validateStructured = (
   } catch (e) {
     return Either.left(new StructuredOutputError({ raw, detail: `not JSON: ${(e as Error).message}` }))
   }
-  if (schema === undefined) {
+  if (validate === undefined) {
     return typeof value === "object" && value !== null && !Array.isArray(value)
       ? Either.right(value)
       : Either.left(new StructuredOutputError({ raw, detail: "json_object output is not an object" }))
-  }
-  let validate = compiled.get(schema)
-  if (validate === undefined) {
-    validate = ajv().compile(schema)
-    compiled.set(schema, validate)
   }
   if (validate(value)) return Either.right(value)
   const detail = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`).join("; ")

@@ -5,7 +5,8 @@
  *   naming it (null is empty text).
  * - Text output: `<prefix>text` (a JSON list of texts when n > 1) and `<prefix>finish_reason`.
  * - `response_format: { type: json_schema, schema }` (inline, or a JSON file relative to the job
- *   file): the answer is validated here with Ajv, because the service does not guarantee
+ *   file): compiled when the stage is built (a schema that does not compile refuses the job); the
+ *   answer is validated here with Ajv, because the service does not guarantee
  *   conformance (§2.4). An answer that does not conform is asked again with a new seed, up to
  *   `validationAttempts` times, then the record fails with the validation errors. The object's
  *   top-level properties become typed columns `<prefix><property>` (string, number, boolean; json
@@ -32,6 +33,7 @@ import {
   type Message,
   type Tool
 } from "../service/schemas/chat.ts"
+import { compileJsonSchema, describeSchemaProblem } from "../service/json-schema.ts"
 import { validateStructured } from "../service/structured.ts"
 import { type ToolCallError, type ToolHandler, toolRoundTrip } from "../service/tools.ts"
 import { defineStageType } from "../pipeline/stage-type.ts"
@@ -143,6 +145,11 @@ export const generate = (options: GenerateOptions): Stage | string => {
   const json = format.type !== "text"
   if (json && (options.n ?? 1) > 1) return "n: more than one candidate is not supported with JSON output"
   const attempts = options.validationAttempts ?? 3
+  // Compiled now, when the job is loaded: a schema Ajv cannot compile is the job's mistake (exit 2
+  // naming where in the schema), never a failure of the first answer.
+  const compiled = format.type === "json_schema" ? compileJsonSchema(format.schema) : undefined
+  if (compiled?._tag === "Left") return `response_format.schema: ${describeSchemaProblem(compiled.left)}`
+  const validate = compiled?.right
   const {
     prompt,
     system,
@@ -249,10 +256,7 @@ export const generate = (options: GenerateOptions): Stage | string => {
                   retryable: false
                 })
               }
-              const checked = validateStructured(
-                choice?.content ?? "",
-                format.type === "json_schema" ? (format.schema as Record<string, unknown>) : undefined
-              )
+              const checked = validateStructured(choice?.content ?? "", validate)
               if (checked._tag === "Left") {
                 return Effect.fail({
                   _tag: "SchemaMismatch",
@@ -351,6 +355,11 @@ export const generateStage = defineStageType({
     if (response_format?.type === "json_schema") {
       const schema = loadSchema(response_format.schema, context.dir)
       if (typeof schema === "string") return schema
+      const compiled = compileJsonSchema(schema)
+      if (compiled._tag === "Left" && typeof response_format.schema === "string") {
+        const file = resolve(context.dir, response_format.schema)
+        return `response_format.schema: ${file}: ${describeSchemaProblem(compiled.left)}`
+      }
       format = {
         type: "json_schema",
         name: response_format.name,

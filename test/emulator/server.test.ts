@@ -76,6 +76,36 @@ describe("emulator HTTP surface", () => {
       expect(typeof r.json.message).toBe("string")
     }
   })
+  it("ends a streamed answer's connection right after data: [DONE] when the client sends Connection: close", async () => {
+    const body = JSON.stringify(chatBody("stream this answer and close", { stream: true }))
+    const { text, lingered } = await new Promise<{ text: string; lingered: number }>((resolve) => {
+      const s = connect({ port: emu.port, host: "127.0.0.1" })
+      let got = ""
+      let doneAt = 0
+      s.on("data", (d: Buffer) => {
+        got += d.toString("utf8")
+        if (doneAt === 0 && got.includes("data: [DONE]")) doneAt = Date.now()
+      })
+      // A client that reads to the end of the connection: done when the server closes it. Written,
+      // not ended: the client keeps its side open, as HTTP clients do.
+      const finish = () => {
+        clearTimeout(giveUp)
+        s.destroy()
+        resolve({ text: got, lingered: Date.now() - doneAt })
+      }
+      // Without the fix the server holds the connection for its 30 s keep-alive timeout.
+      const giveUp = setTimeout(finish, 5_000)
+      s.on("end", finish)
+      s.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: emu\r\nauthorization: Bearer ${KEY}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+      )
+    })
+    expect(text).toMatch(/^HTTP\/1\.1 200/)
+    expect(text).toMatch(/\r\nconnection: close\r\n/i)
+    expect(text).toContain("data: [DONE]")
+    expect(lingered).toBeLessThan(1_000)
+  })
 })
 
 describe("emulator rate limit", () => {

@@ -128,6 +128,54 @@ describe("TextService operations", () => {
     }).pipe(Effect.provide(clientLayer()))
   )
 
+  it.scopedLive("chatJson without response_format, or with a schema that does not compile, is refused unsent", () => {
+    const log = requestLog()
+    return Effect.gen(function* () {
+      const svc = yield* TextService
+      const none = yield* Effect.flip(svc.chatJson({ model: "svc3-mini", messages: user("x") }))
+      expect(none._tag).toBe("InvalidRequestError")
+      expect(none.retryable).toBe(false)
+      expect(none.message).toContain("response_format")
+      const typo = yield* Effect.flip(
+        svc.chatJson({
+          model: "svc3-mini",
+          messages: user("x"),
+          response_format: {
+            type: "json_schema",
+            json_schema: { name: "a", schema: { type: "object", properties: { n: { type: "numbr" } } } }
+          }
+        })
+      )
+      expect(typo._tag).toBe("InvalidRequestError")
+      expect(typo.message).toContain("#/properties/n/type")
+      expect(log.entries).toHaveLength(0)
+    }).pipe(Effect.provide(clientLayer({ onRequest: log.onRequest })))
+  })
+
+  it.scopedLive("chatJson with a draft 2020-12 schema with an $id, asked twice, validates both answers", () =>
+    Effect.gen(function* () {
+      const svc = yield* TextService
+      const schema = () => ({
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        $id: "https://example.com/label",
+        type: "object",
+        properties: { label: { type: "string", enum: ["pos", "neg"] }, when: { type: "string", format: "date" } },
+        required: ["label", "when"],
+        additionalProperties: false
+      })
+      for (const seed of [1, 2]) {
+        const { value } = yield* svc.chatJson({
+          model: "svc3-mini",
+          messages: user("classify: great product"),
+          seed,
+          response_format: { type: "json_schema", json_schema: { name: "label", schema: schema() } }
+        })
+        expect(["pos", "neg"]).toContain((value as { label: string }).label)
+        expect((value as { when: string }).when).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+      }
+    }).pipe(Effect.provide(clientLayer()))
+  )
+
   it.scopedLive("rerank, embed and translate decode their responses", () =>
     Effect.gen(function* () {
       const svc = yield* TextService

@@ -22,6 +22,26 @@ const matchers: ReadonlyArray<{ code: CategoryCode; en: RegExp; ja: RegExp }> = 
 const intentJa = IntentJa.map((i) => ({ code: i.code, re: new RegExp(normalize(i.pattern), "u") }))
 const dampingEn = wordRegex(Damping.en)
 const dampingJa = new RegExp(Damping.ja.map((t) => escape(normalize(t))).join("|"), "u")
+
+/** Every match of `re` in `s`, as [start, end). */
+const spans = (re: RegExp, s: string): Array<readonly [number, number]> =>
+  [...s.matchAll(new RegExp(re.source, `${re.flags}g`))].map((m) => [m.index, m.index + m[0].length] as const)
+
+/** What ends a damping word's reach: a clause break, or a conjunction opening another clause. */
+const CLAUSE_BREAK = /[,;:!?()「」『』、，。！？—–]|\b(?:and|but|then|so|or|because|while|after|before|now)\b/u
+
+/**
+ * Damping modifies the phrase next to it, not the whole sentence ("report counterfeit bills",
+ * 偽造を防止, "the history of the massacre"): a hit is damped when a damping word is in the same
+ * clause with at most a few words (or, in Japanese, characters) between them.
+ */
+const dampedAt = (s: string, damping: ReadonlyArray<readonly [number, number]>, hit: readonly [number, number]) =>
+  damping.some(([ds, de]) => {
+    if (ds < hit[1] && hit[0] < de) return true
+    const between = de <= hit[0] ? s.slice(de, hit[0]) : s.slice(hit[1], ds)
+    return !CLAUSE_BREAK.test(between) && between.length <= 24 && between.trim().split(/\s+/u).length <= 4
+  })
+
 /** Threats are threats whatever else the sentence says. */
 const UNDAMPED: ReadonlySet<CategoryCode> = new Set(["T4"])
 
@@ -73,9 +93,14 @@ export const judge = (text: string): Array<CategoryCode> => {
   const found = new Set<CategoryCode>()
   for (const sentence of sentences(text)) {
     const s = normalize(sentence)
-    const damped = dampingEn.test(s) || dampingJa.test(s)
-    for (const m of matchers) if ((m.en.test(s) || m.ja.test(s)) && (!damped || UNDAMPED.has(m.code))) found.add(m.code)
-    for (const i of intentJa) if (i.re.test(s) && !damped) found.add(i.code)
+    const damping = [...spans(dampingEn, s), ...spans(dampingJa, s)]
+    const undampedHit = (re: RegExp) => spans(re, s).some((hit) => !dampedAt(s, damping, hit))
+    for (const m of matchers) {
+      if (found.has(m.code)) continue
+      const hits = [...spans(m.en, s), ...spans(m.ja, s)]
+      if (hits.length > 0 && (UNDAMPED.has(m.code) || hits.some((hit) => !dampedAt(s, damping, hit)))) found.add(m.code)
+    }
+    for (const i of intentJa) if (!found.has(i.code) && undampedHit(i.re)) found.add(i.code)
     if (personalData(sentence)) found.add("T6")
   }
   return CategoryCodes.filter((c) => found.has(c))

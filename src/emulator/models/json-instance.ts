@@ -8,9 +8,9 @@
  * with Ajv (as the client does, plus formats) and draws again, up to a few times, when one misses
  * a keyword this generator only approximates (`not`, `oneOf` overlaps, exotic patterns).
  */
-import { Ajv, type ValidateFunction } from "ajv"
-import ajvFormats from "ajv-formats"
+import type { ValidateFunction } from "ajv"
 import randexp from "randexp"
+import { compileJsonSchema } from "../../service/json-schema.ts"
 
 /**
  * A CommonJS package's export under either module resolution: the bundler-style resolution of
@@ -18,7 +18,6 @@ import randexp from "randexp"
  */
 const cjsDefault = <A>(module: unknown): A => ((module as { default?: A }).default ?? module) as A
 const RandExp = cjsDefault<typeof import("randexp").default>(randexp)
-const addFormats = cjsDefault<typeof import("ajv-formats").default>(ajvFormats)
 
 type JsonSchema = Record<string, unknown>
 
@@ -437,20 +436,32 @@ class Generator {
         if (mandatory.has(keys[i]!)) mandatory.add(k)
       }
     }
-    // Keep every required (or depended-on) key; drop optional ones past maxProperties.
+    // propertyNames: every key is a string that must conform to it (`false`: no key at all).
+    const names = schema.propertyNames
+    const nameCheck = names === undefined || names === true ? null : validatorFor(this.flatten(names))
+    const nameFits = (key: string) => names !== false && (nameCheck === null || nameCheck(key))
+    // Keep every required (or depended-on) key; drop optional ones past maxProperties or whose name
+    // propertyNames refuses.
     let budget = maxProps - mandatory.size
-    const chosen = keys.filter((k) => mandatory.has(k) || budget-- > 0)
-    // minProperties: invent further keys the schema allows (a pattern's example, else extra_N).
+    const chosen = keys.filter((k) => mandatory.has(k) || (nameFits(k) && budget-- > 0))
+    // minProperties: invent further keys the schema allows (a pattern's example, a name drawn from
+    // propertyNames, else extra_N).
     for (let n = 1; chosen.length < minProps && n < 64; n++) {
       const fromPatternKey =
         patternProps.length > 0 ? fromPattern(patternProps[(n - 1) % patternProps.length]![0], this.rand) : undefined
+      const drawn =
+        isObject(names) && additional !== false
+          ? this.make({ type: "string", ...this.flatten(names) }, "", depth + 1)
+          : undefined
       const key =
-        fromPatternKey !== undefined && !chosen.includes(fromPatternKey)
+        fromPatternKey !== undefined && !chosen.includes(fromPatternKey) && nameFits(fromPatternKey)
           ? fromPatternKey
           : additional === false
             ? undefined
-            : `extra_${n}`
-      if (key !== undefined && !chosen.includes(key)) chosen.push(key)
+            : typeof drawn === "string"
+              ? drawn
+              : `extra_${n}`
+      if (key !== undefined && !chosen.includes(key) && nameFits(key)) chosen.push(key)
     }
     const out: Record<string, unknown> = {}
     for (const key of chosen) {
@@ -505,24 +516,10 @@ export const makeInstance = (
 
 // ---- checked draws -----------------------------------------------------------------------------
 
-const ajv = new Ajv({ allErrors: false, strict: false, validateFormats: true })
-addFormats(ajv)
-const validators = new Map<string, ValidateFunction | null>()
-
-/** Ajv's validator for `schema` (cached by its text), or null when Ajv cannot compile it. */
+/** The client's validator for `schema` (json-schema.ts: its dialect, formats), or null when it does not compile. */
 export const validatorFor = (schema: unknown): ValidateFunction | null => {
-  const key = JSON.stringify(schema)
-  let v = validators.get(key)
-  if (v === undefined) {
-    try {
-      v = ajv.compile(schema as JsonSchema)
-    } catch {
-      v = null
-    }
-    if (validators.size > 256) validators.clear()
-    validators.set(key, v)
-  }
-  return v
+  const compiled = compileJsonSchema(asSchema(schema))
+  return compiled._tag === "Right" ? compiled.right : null
 }
 
 /** Draws until an instance passes Ajv (at most `tries` draws; the last draw when none does). */

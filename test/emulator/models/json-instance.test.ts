@@ -111,6 +111,31 @@ describe("json_schema instances", () => {
     expect(validatorFor(schema)!.errors![0]).toMatchObject({ instancePath: "/code", keyword: "pattern" })
   })
 
+  it("honour propertyNames on a first draw: invented keys fit it, optional keys it refuses are left out", () => {
+    const schemas = [
+      { type: "object", propertyNames: { pattern: "^[a-z]{2,5}$" }, minProperties: 3 },
+      {
+        type: "object",
+        properties: { id: { type: "integer" }, long_optional_name: { type: "string" } },
+        required: ["id"],
+        propertyNames: { maxLength: 8 }
+      },
+      {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        propertyNames: { enum: ["ja", "en", "fr"] },
+        additionalProperties: { type: "string" },
+        minProperties: 2
+      }
+    ]
+    for (const schema of schemas) {
+      for (let seed = 1; seed <= SEEDS; seed++) {
+        const value = makeInstance(schema, prng(seed))
+        expect(conforms(schema, value), `${JSON.stringify(schema)}, seed ${seed}: ${JSON.stringify(value)}`).toBe(true)
+      }
+    }
+  })
+
   it("are left as they are when the schema accepts anything", () => {
     expect(nonconformingInstance({}, { a: 1 }, prng(1))).toEqual({ a: 1 })
   })
