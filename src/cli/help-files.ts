@@ -1,15 +1,22 @@
 /**
- * Written at build time (`npm run build`): the program's and each command's `--help` as text files
- * in dist/cli/help/, so the bin answers `--help` without loading the command tree (start-up).
+ * Written at build time (`node dist/cli/help-files.js dist/cli/help`): the program's and each
+ * command's `--help` as text files, so the bin answers `--help` without loading the command tree.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { description, program, subcommands, version } from "./commands.ts"
 import { commandHelp, commandName, programHelp } from "./help.ts"
 
-const dir = process.argv[2]
-if (!dir) throw new Error("usage: help-files.js <dir>")
-mkdirSync(dir, { recursive: true })
-writeFileSync(join(dir, "index.txt"), programHelp(program, version, description, subcommands))
-for (const command of subcommands)
-  writeFileSync(join(dir, `${commandName(command)}.txt`), commandHelp(program, command))
+export const writeHelpFiles = (dir: string) => {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "index.txt"), programHelp(program, version, description, subcommands))
+  for (const command of subcommands)
+    writeFileSync(join(dir, `${commandName(command)}.txt`), commandHelp(program, command))
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const dir = process.argv[2]
+  if (!dir) throw new Error("usage: help-files.js <dir>")
+  writeHelpFiles(dir)
+}

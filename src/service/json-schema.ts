@@ -37,24 +37,27 @@ const quiet = { log: () => {}, warn: () => {}, error: () => {} }
 // need it). `addUsedSchema: false`: a schema with an `$id` is not registered under it, so compiling
 // the same schema again (another object, another stage) never throws "already exists".
 const instances = new Map<Dialect, AjvInstance>()
+/** Ajv's constructors, typed once: the CommonJS builds' exports differ between module resolutions. */
+type AjvConstructor = new (options: object) => AjvInstance
+const ajvClass = (id: string, name: string): AjvConstructor => (require(id) as Record<string, AjvConstructor>)[name]!
+
 const ajvFor = (dialect: Dialect): AjvInstance => {
-  let ajv = instances.get(dialect)
-  if (ajv === undefined) {
-    const options = { allErrors: false, strict: false, addUsedSchema: false, logger: quiet }
-    if (dialect === "2020-12") ajv = new (require("ajv/dist/2020") as typeof import("ajv/dist/2020")).Ajv2020(options)
-    else if (dialect === "2019-09")
-      ajv = new (require("ajv/dist/2019") as typeof import("ajv/dist/2019")).Ajv2019(options)
-    else {
-      ajv = new (require("ajv") as typeof import("ajv")).Ajv(options)
-      if (dialect === "draft-06") {
-        ajv.addMetaSchema(require("ajv/dist/refs/json-schema-draft-06.json") as object)
-        ajv.opts.defaultMeta = "http://json-schema.org/draft-06/schema#"
-      }
-    }
-    const formats = require("ajv-formats") as { default?: unknown }
-    ;((formats.default ?? formats) as (ajv: AjvInstance) => void)(ajv)
-    instances.set(dialect, ajv)
+  const existing = instances.get(dialect)
+  if (existing !== undefined) return existing
+  const options = { allErrors: false, strict: false, addUsedSchema: false, logger: quiet }
+  const ajv =
+    dialect === "2020-12"
+      ? new (ajvClass("ajv/dist/2020", "Ajv2020"))(options)
+      : dialect === "2019-09"
+        ? new (ajvClass("ajv/dist/2019", "Ajv2019"))(options)
+        : new (ajvClass("ajv", "Ajv"))(options)
+  if (dialect === "draft-06") {
+    ajv.addMetaSchema(require("ajv/dist/refs/json-schema-draft-06.json") as object)
+    ajv.opts.defaultMeta = "http://json-schema.org/draft-06/schema#"
   }
+  const formats = require("ajv-formats") as { default?: unknown }
+  ;((formats.default ?? formats) as (ajv: AjvInstance) => void)(ajv)
+  instances.set(dialect, ajv)
   return ajv
 }
 

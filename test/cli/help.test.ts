@@ -1,10 +1,10 @@
 /** `--help`: our renderer over the command tree, and the bin's answer from the build's help files. */
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { description, program, subcommands, version } from "../../src/cli/commands.ts"
+import { writeHelpFiles } from "../../src/cli/help-files.ts"
 import { commandHelp, commandName, helpRequest, programHelp } from "../../src/cli/help.ts"
 import { runCommand } from "../../src/cli/run-command.ts"
 import { spawnCli } from "./spawn-cli.ts"
@@ -48,11 +48,7 @@ describe("help", () => {
 
   it("the build writes one help file per command, the same text as the renderer's", () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-help-"))
-    execFileSync(process.execPath, [
-      join(root, "node_modules/tsx/dist/cli.mjs"),
-      join(root, "src/cli/help-files.ts"),
-      dir
-    ])
+    writeHelpFiles(dir)
     expect(readdirSync(dir).sort()).toEqual(["index.txt", ...subcommands.map((c) => `${commandName(c)}.txt`)].sort())
     expect(readFileSync(join(dir, "run.txt"), "utf8")).toBe(commandHelp(program, runCommand))
     expect(readFileSync(join(dir, "index.txt"), "utf8")).toBe(programHelp(program, version, description, subcommands))
