@@ -4,10 +4,11 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { jobLedger } from "../job/job-context.ts"
+import { ledgerName } from "../job/resolve-job.ts"
 import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { viewsWithLock } from "./run-liveness.ts"
+import { lockSeenHere, viewsWithLock } from "./run-liveness.ts"
 import { runsTable } from "./run-view.ts"
 
 export const runsCommand = Command.make(
@@ -23,13 +24,13 @@ export const runsCommand = Command.make(
       const job = yield* jobWithLedger(o.job, o.state)
       const views = yield* viewsWithLock(
         Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
-        job.state
+        lockSeenHere(job)
       ).pipe(Effect.provide(jobLedger(job)))
       if (o.json) {
         for (const v of views) yield* Console.log(JSON.stringify(v))
         return
       }
-      if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${job.state}`)
+      if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${ledgerName(job)}`)
       yield* Console.log(runsTable(views).join("\n"))
     })
 ).pipe(
