@@ -6,14 +6,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Emulator } from "../../../src/emulator/emulator.ts"
 import { makeCircuitBreaker } from "../../../src/engine/flow/circuit-breaker.ts"
-import { RequestFailed } from "../../../src/engine/flow/retry.ts"
+import { type ErrorLike, RequestFailed } from "../../../src/engine/flow/retry.ts"
 import { ModerationParseError, ResponseDecodeError, StructuredOutputError } from "../../../src/service/errors.ts"
 import { generate } from "../../../src/stages/generate.ts"
 import { KEY } from "../../helpers.ts"
 import { pipelineOf, runOnce, tempDir, writeRecords } from "../run-helpers.ts"
 
-const failedWith = (e: { readonly _tag: string; readonly message: string; readonly systemic?: boolean }) =>
-  new RequestFailed({ status: e._tag, detail: e.message, attempts: 1, cause: e })
+const failedWith = (e: ErrorLike) => new RequestFailed({ detail: e.message, attempts: 1, cause: e })
 
 describe("circuit breaker", () => {
   it("ten 2xx answers in a row that are not the API's JSON trip it, naming SVC_BASE_URL", () => {
