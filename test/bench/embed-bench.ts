@@ -120,7 +120,8 @@ if (coldRecords > 0 && pairs > 0) {
   const peer: Array<Measured> = []
   for (let p = 0; p < pairs; p++) {
     const b = await runBin(jobFile("cold", input))
-    if (requests(b.stdout) !== coldRecords) throw new Error(`cold run sent ${requests(b.stdout)} requests:\n${b.stdout}`)
+    if (requests(b.stdout) !== coldRecords)
+      throw new Error(`cold run sent ${requests(b.stdout)} requests:\n${b.stdout}`)
     bin.push(b)
     const store = join(dir, "peer.sqlite")
     for (const f of [store, `${store}-wal`, `${store}-shm`]) rmSync(f, { force: true })

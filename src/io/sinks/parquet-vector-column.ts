@@ -10,7 +10,7 @@ import type { ColumnChunk, CompressionCodec } from "hyparquet"
 import type { Writer } from "hyparquet-writer/src/types.js"
 import { writePageHeader } from "hyparquet-writer/src/datapage.js"
 import { ByteWriter } from "hyparquet-writer/src/bytewriter.js"
-import { snappyCompress } from "hyparquet-writer/src/snappy.js"
+import { zeroRunSnappy } from "./zero-run-snappy.ts"
 import { endianness } from "node:os"
 
 /** A vector as a row holds it: numbers, or the Float32 values themselves. */
@@ -18,11 +18,10 @@ export type VectorValue = ReadonlyArray<number> | Float32Array
 
 /** Pages of about this many value bytes (hyparquet-writer's default page size). */
 const PAGE_BYTES = 1 << 20
-/** Bytes of the first page compressed to see whether the column compresses at all. */
-const SAMPLE_BYTES = 16 << 10
 /**
- * Dense vectors (a real model's) do not compress: snappy (in JavaScript) then costs ~40 ms a MB
- * for nothing, so such a chunk is written uncompressed. Sparse ones (the emulator's) shrink ~20×.
+ * Vectors compress only where they hold zeros (a sparse model's, the emulator's shrink ~12×; a
+ * dense model's not at all): zeroRunSnappy takes those, and a chunk whose first page it cannot
+ * shrink by this much is written uncompressed.
  */
 const WORTH_COMPRESSING = 0.85
 
@@ -79,13 +78,6 @@ const pageValues = (rows: ReadonlyArray<VectorValue | null>, start: number, end:
   return bytes
 }
 
-/** Whether a sample of `bytes` compresses enough to be worth snappy's time. */
-const compresses = (bytes: Uint8Array) => {
-  if (bytes.length === 0) return false
-  const sample = bytes.subarray(0, Math.min(bytes.length, SAMPLE_BYTES))
-  return snappyCompress(sample).length <= sample.length * WORTH_COMPRESSING
-}
-
 export interface VectorChunk {
   readonly chunk: ColumnChunk
   /** Where each page starts, for the offset index (hyparquet-writer writes one when a chunk has several pages). */
@@ -138,8 +130,9 @@ export const writeVectorChunk = (
     def.end()
     const bytes = pageValues(rows, start, end)
     // The chunk's codec is chosen on its first page (vectors of one column are alike).
-    if (start === 0) chunkCodec = codec === "SNAPPY" && compresses(bytes) ? "SNAPPY" : "UNCOMPRESSED"
-    const stored = chunkCodec === "SNAPPY" ? snappyCompress(bytes) : bytes
+    const compressed = start === 0 ? (codec === "SNAPPY" ? zeroRunSnappy(bytes) : undefined) : undefined
+    if (compressed !== undefined && compressed.length <= bytes.length * WORTH_COMPRESSING) chunkCodec = "SNAPPY"
+    const stored = chunkCodec === "SNAPPY" ? (compressed ?? zeroRunSnappy(bytes)) : bytes
     const repBytes = rep.out.getBytes()
     const defBytes = def.out.getBytes()
     const levels = repBytes.length + defBytes.length
