@@ -16,7 +16,7 @@ import { ExitCode } from "../exit-code.ts"
 import { migrations } from "./migrations.ts"
 import { type CommitLag, makeWriteBuffer } from "./write-buffer.ts"
 import {
-  decodeFloat32Vector,
+  float32Values,
   FailureInfoJson,
   isStoredAsBlob,
   LegacyRecordOutputJson,
@@ -113,7 +113,7 @@ export interface LedgerService {
   ) => Effect.Effect<ReadonlyArray<StoredAnswer | undefined>>
   /** Whether an answer is stored (or queued) under `key`, without reading it. */
   readonly hasAnswer: (key: string) => Effect.Effect<boolean>
-  /** A stored answer as plain JSON (to resolve a reference to it). */
+  /** A stored answer as plain JSON, a vector as a Float32Array (to resolve a reference to it). */
   readonly answerJson: (key: string) => Effect.Effect<Option.Option<unknown>>
   /** Buffers an answer (committed a few ms later); fails when an earlier commit failed (e.g. disk full). */
   readonly putAnswer: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A) => Effect.Effect<void, LedgerError>
@@ -299,9 +299,8 @@ const decodeStoredString = (stored: Stored): Either.Either<unknown, unknown> => 
   }
 }
 
-/** A stored answer as plain data: JSON parsed; a BLOB is a Float32 vector (the one BLOB answer). */
-const plain = (stored: Stored): unknown =>
-  typeof stored === "string" ? JSON.parse(stored) : decodeFloat32Vector(stored)
+/** A stored answer as plain data: JSON parsed; a BLOB is a Float32 vector (the one BLOB answer), as a Float32Array. */
+const plain = (stored: Stored): unknown => (typeof stored === "string" ? JSON.parse(stored) : float32Values(stored))
 
 const decodeStats = Schema.decodeUnknownSync(Schema.parseJson(RunStatsSnapshot))
 const encodeStats = Schema.encodeSync(Schema.parseJson(RunStatsSnapshot))
