@@ -13,7 +13,7 @@
  * of each child come from /usr/bin/time.
  */
 import { spawn } from "node:child_process"
-import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
@@ -56,11 +56,15 @@ const corpus = async (n: number) => {
   return path
 }
 
-/** A job like jobs/embedding-backfill.yaml without its moderation stage: embed → Parquet + sqlite-vec. */
+/**
+ * A job like jobs/embedding-backfill.yaml without its moderation stage: embed → Parquet + sqlite-vec,
+ * in a folder of its own (its ledger is `.svc-batch/` beside the job file), made afresh.
+ */
 const jobFile = (name: string, input: string) => {
   const at = join(dir, name)
   rmSync(at, { recursive: true, force: true })
-  const path = join(dir, `${name}.yaml`)
+  mkdirSync(at)
+  const path = join(at, "job.yaml")
   writeFileSync(
     path,
     [
