@@ -125,10 +125,11 @@ const storeRows = (
 ): ReadonlyArray<StoreRow> =>
   rows.flatMap((r) => {
     const v = r[vector]
-    if (!Array.isArray(v)) return []
+    // A stored vector comes as a Float32Array (the ledger's bytes), a fresh one as numbers.
+    if (!Array.isArray(v) && !(v instanceof Float32Array)) return []
     return [
       {
-        vector: v as ReadonlyArray<number>,
+        vector: v as StoreRow["vector"],
         text: settings.text === undefined ? null : text(r[settings.text] ?? fields[settings.text]),
         metadata: Object.fromEntries(settings.metadata.map((m) => [m, text(r[m] ?? fields[m]) ?? ""]))
       }

@@ -4,7 +4,7 @@
  */
 import { Either, type Option, Schema, SchemaAST } from "effect"
 import type { StoredAnswer, StoredSchema } from "./ledger.ts"
-import { decodeFloat32Vector, isStoredAsBlob } from "./stored.ts"
+import { float32Values, isStoredAsBlob } from "./stored.ts"
 
 interface Codec {
   readonly decode: (stored: StoredAnswer) => Either.Either<unknown, unknown>
@@ -48,4 +48,4 @@ export const decodeAnswer = <A>(stored: StoredAnswer, schema: StoredSchema<A>): 
 
 /** A stored answer as plain data: JSON parsed; bytes are a Float32 vector (the one binary answer). */
 export const plainAnswer = (stored: StoredAnswer): unknown =>
-  typeof stored === "string" ? JSON.parse(stored) : decodeFloat32Vector(stored)
+  typeof stored === "string" ? JSON.parse(stored) : float32Values(stored)

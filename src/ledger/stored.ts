@@ -133,6 +133,13 @@ export const Float32Vector = Schema.transform(Schema.Uint8ArrayFromSelf, Floats,
   encode: (values) => Buffer.from(Float32Array.from(values).buffer)
 }).annotations({ [StoredAsBlob]: true, identifier: "Float32Vector" })
 
+/**
+ * A BLOB answer's Float32 values as they are, without making numbers of them (the output pass
+ * copies them into Parquet pages and the vector store as bytes): a view when 4-aligned, else a copy.
+ */
+export const float32Values = (bytes: Uint8Array): Float32Array =>
+  bytes.byteOffset % 4 === 0
+    ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2)
+    : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
+
 export const isStoredAsBlob = (schema: Schema.Schema.Any): boolean => schema.ast.annotations[StoredAsBlob] === true
-/** A BLOB answer read without its Schema (to resolve a reference to it). */
-export const decodeFloat32Vector = Schema.decodeSync(Float32Vector)

@@ -24,7 +24,11 @@ let sqliteVec: typeof import("sqlite-vec") | undefined
 const loadVec = (): typeof import("sqlite-vec") =>
   (sqliteVec ??= createRequire(import.meta.url)("sqlite-vec") as typeof import("sqlite-vec"))
 
-const toBlob = (v: ReadonlyArray<number>) => Buffer.from(Float32Array.from(v).buffer)
+/** Float32 bytes as sqlite-vec takes them; a Float32Array's own bytes, not a copy. */
+const toBlob = (v: ReadonlyArray<number> | Float32Array) =>
+  v instanceof Float32Array
+    ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+    : Buffer.from(Float32Array.from(v).buffer)
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 export const openStoreDatabase = (

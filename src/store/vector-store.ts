@@ -52,7 +52,8 @@ export type StoreSettings = typeof StoreSettings.Type
 
 /** One record's rows as the store keeps them. */
 export interface StoreRow {
-  readonly vector: ReadonlyArray<number>
+  /** Numbers, or the Float32 values themselves (a vector read back from the ledger). */
+  readonly vector: ReadonlyArray<number> | Float32Array
   readonly text: string | null
   readonly metadata: Readonly<Record<string, string>>
 }

@@ -15,7 +15,8 @@ const cell = (v: unknown): unknown =>
     : typeof v === "boolean"
       ? String(v)
       : typeof v === "object"
-        ? JSON.stringify(v)
+        ? // A vector read back from the ledger (Float32Array) is written as the array it stands for.
+          JSON.stringify(v instanceof Float32Array ? Array.from(v) : v)
         : v
 
 export const csvSink: SinkAdapter = {

@@ -29,7 +29,12 @@ export const jsonlSink: SinkAdapter = {
       // all (every row the engine assembles) is written as it is, not copied first.
       const line = (row: Readonly<Record<string, unknown>>) => {
         let out: Record<string, unknown> | undefined
-        for (const c of added) if (row[c] === undefined) (out ??= { ...row })[c] = null
+        for (const c of added) {
+          const v = row[c]
+          if (v === undefined) (out ??= { ...row })[c] = null
+          // A vector read back from the ledger (Float32Array) is written as the array it stands for.
+          else if (v instanceof Float32Array) (out ??= { ...row })[c] = Array.from(v)
+        }
         return `${JSON.stringify(out ?? row)}\n`
       }
       return {

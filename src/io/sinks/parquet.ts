@@ -11,8 +11,12 @@
  * rows before any request is sent, so an output that cannot be written fails first, not last.
  */
 import { Effect } from "effect"
-import type { SchemaElement } from "hyparquet"
+import type { ColumnChunk, SchemaElement, SchemaTree } from "hyparquet"
 import { ByteWriter, fileWriter, ParquetWriter, schemaFromColumnData } from "hyparquet-writer"
+import { writeColumn } from "hyparquet-writer/src/column.js"
+import { encodeNestedValues } from "hyparquet-writer/src/dremel.js"
+import { schemaPathResolver } from "hyparquet-writer/src/schema.js"
+import { writeVectorChunk, type VectorValue } from "./parquet-vector-column.ts"
 import type { Column } from "../../pipeline/columns.ts"
 import { atomicPath } from "../atomic-file.ts"
 import type { InputTypes, ValueKind } from "../input-types.ts"
@@ -209,12 +213,91 @@ const inputValue = (v: unknown): unknown =>
 
 type Target = ReturnType<typeof fileWriter>
 
+/** A vector of `dim` numbers: a Float32Array (a stored vector), or an array checked value by value. */
+const isVector = (v: unknown, dim: number): v is VectorValue => {
+  if (v instanceof Float32Array) return v.length === dim
+  if (!Array.isArray(v) || v.length !== dim) return false
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "number") return false
+  return true
+}
+
+/** One column of a row group: values for hyparquet-writer, or vectors for writeVectorChunk. */
+type GroupColumn =
+  | { readonly name: string; readonly data: Array<unknown>; readonly vectorDim?: undefined }
+  | { readonly name: string; readonly data: Array<VectorValue | null>; readonly vectorDim: number }
+
+/** The leaf paths under a column (one for a leaf or a list, one per field of a struct). */
+const leafPaths = (path: Array<SchemaTree>): Array<Array<SchemaTree>> => {
+  const node = path[path.length - 1]!
+  return node.children.length === 0 ? [path] : node.children.flatMap((c) => leafPaths([...path, c]))
+}
+
+/**
+ * One row group, as ParquetWriter.write writes it (its column loop, without the variant and bloom
+ * options this sink never sets), except that vector columns go through writeVectorChunk.
+ */
+const writeRowGroup = (
+  pw: ParquetWriter,
+  resolve: ReturnType<typeof schemaPathResolver>,
+  columns: ReadonlyArray<GroupColumn>,
+  rows: number
+) => {
+  if (rows === 0) return
+  const groupStart = pw.writer.offset
+  const chunks: Array<ColumnChunk> = []
+  for (const c of columns) {
+    if (c.vectorDim !== undefined) {
+      const written = writeVectorChunk(pw.writer, c.name, c.vectorDim, c.data, pw.codec)
+      chunks.push(written.chunk)
+      pw.pendingIndexes.push(
+        written.offsetIndex === undefined
+          ? { chunk: written.chunk }
+          : { chunk: written.chunk, offsetIndex: written.offsetIndex }
+      )
+      continue
+    }
+    for (const leafPath of leafPaths(resolve([c.name]))) {
+      const schemaPath = leafPath.map((n) => n.element)
+      const result = writeColumn({
+        writer: pw.writer,
+        column: {
+          columnName: schemaPath
+            .slice(1)
+            .map((e) => e.name)
+            .join("."),
+          element: schemaPath[schemaPath.length - 1]!,
+          schemaPath,
+          codec: pw.codec,
+          compressors: pw.compressors,
+          stats: pw.statistics,
+          pageSize: 1 << 20,
+          columnIndex: false,
+          offsetIndex: true
+        },
+        pageData: encodeNestedValues(leafPath, c.data as Parameters<typeof encodeNestedValues>[1])
+      })
+      chunks.push(result.chunk)
+      pw.pendingIndexes.push(result)
+    }
+  }
+  let totalBytes = 0n
+  for (const { meta_data } of chunks) totalBytes += meta_data?.total_uncompressed_size ?? 0n
+  pw.num_rows += BigInt(rows)
+  pw.row_groups.push({
+    columns: chunks,
+    total_byte_size: totalBytes,
+    num_rows: BigInt(rows),
+    total_compressed_size: BigInt(pw.writer.offset - groupStart)
+  })
+}
+
 /** Encodes rows into row groups for `target` (a file, or memory for the check). */
 const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: () => Target) => {
   const added = addedColumns(spec)
   const groupSize = rowGroupSize ?? (added.some((c) => c.type._tag === "vector") ? 1000 : 2000)
   const fail = (detail: string) => new SinkError({ path: spec.path, detail })
   let writer: ParquetWriter | undefined
+  let resolve: ReturnType<typeof schemaPathResolver> | undefined
   let buffer: Array<Readonly<Record<string, unknown>>> = []
   let rowsWritten = 0
   const plans = inputColumnPlans(spec.inputColumns, spec.inputTypes)
@@ -239,9 +322,9 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
       case "json":
         return v
       case "vector":
-        if (!Array.isArray(v) || v.length !== c.type.dim || v.some((x) => typeof x !== "number")) {
+        if (!isVector(v, c.type.dim)) {
           throw fail(
-            `column ${c.name}, row ${row}: expected vector(${c.type.dim}), got ${Array.isArray(v) ? `${v.length} values` : typeof v}`
+            `column ${c.name}, row ${row}: expected vector(${c.type.dim}), got ${Array.isArray(v) || v instanceof Float32Array ? `${v.length} values` : typeof v}`
           )
         }
         return v
@@ -253,17 +336,17 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
     const rows = buffer
     buffer = []
     const columnData = yield* Effect.try({
-      try: () => [
+      try: (): Array<GroupColumn> => [
         ...spec.inputColumns.map((name) => {
           const plan = plans?.get(name)
           return { name, data: rows.map((r) => (plan !== undefined ? plan.convert(r[name]) : inputValue(r[name]))) }
         }),
-        ...added.map((c) => ({
-          name: c.name,
-          data: rows.map((r, i) => outputValue(c, r[c.name], rowsWritten + i + 1)),
-          // Floats of a vector neither repeat nor get filtered on: no dictionary, no min/max (3× faster).
-          ...(c.type._tag === "vector" ? { encoding: "PLAIN" as const, statistics: false } : {})
-        }))
+        ...added.map((c): GroupColumn => {
+          const data = rows.map((r, i) => outputValue(c, r[c.name], rowsWritten + i + 1))
+          return c.type._tag === "vector"
+            ? { name: c.name, data: data as Array<VectorValue | null>, vectorDim: c.type.dim }
+            : { name: c.name, data }
+        })
       ],
       catch: (e) => (e instanceof SinkError ? e : fail((e as Error).message))
     })
@@ -286,10 +369,12 @@ const makeEncoder = (spec: SinkSpec, rowGroupSize: number | undefined, target: (
         try: () => new ParquetWriter({ writer: target(), schema }),
         catch: (e) => fail((e as Error).message)
       })
+      resolve = schemaPathResolver(schema)
     }
     const w = writer
-    yield* Effect.tryPromise({
-      try: async () => void (await w.write({ columnData, rowGroupSize: Math.max(1, rows.length) })),
+    const r = resolve!
+    yield* Effect.try({
+      try: () => writeRowGroup(w, r, columnData, rows.length),
       catch: (e) => fail((e as Error).message)
     })
     rowsWritten += rows.length
