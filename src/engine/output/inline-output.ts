@@ -12,14 +12,14 @@
  * Giving up (a failed write too) never fails the run.
  */
 import { Effect, Exit, Scope } from "effect"
-import type { SourceItem } from "../io/source.ts"
-import { sourceTypes } from "../io/input-access.ts"
-import { sinkFor } from "../io/sinks/index.ts"
-import type { Ledger, StoredRecord } from "../ledger/ledger.ts"
-import { approximateBytes } from "./flow/byte-gate.ts"
+import type { SourceItem } from "../../io/source.ts"
+import { sourceTypes } from "../../io/input-access.ts"
+import { sinkFor } from "../../io/sinks/index.ts"
+import type { Ledger, StoredRecord } from "../../ledger/ledger.ts"
+import { approximateBytes } from "../flow/byte-gate.ts"
 import type { InputGuard } from "./input-guard.ts"
 import { openOutputWriter, type OutputWriter } from "./output-pass.ts"
-import type { RunSettings } from "./runner.ts"
+import type { RunSettings } from "../runner.ts"
 
 export interface InlineOutput {
   /** An item read, in input order (before its outcome is known); a read reject is settled at once. */

@@ -7,12 +7,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Emulator } from "../../src/emulator/emulator.ts"
-import { Ledger, makeLedger } from "../../src/ledger/ledger.ts"
-import { writeOutputs } from "../../src/engine/output-pass.ts"
-import { openSource } from "../../src/io/open-source.ts"
-import { KEY, requestLog } from "../helpers.ts"
-import { moderationPipeline, readJsonl, runOnce, tempDir } from "./run-helpers.ts"
+import { Emulator } from "../../../src/emulator/emulator.ts"
+import { Ledger, makeLedger } from "../../../src/ledger/ledger.ts"
+import { writeOutputs } from "../../../src/engine/output/output-pass.ts"
+import { openSource } from "../../../src/io/open-source.ts"
+import { KEY, requestLog } from "../../helpers.ts"
+import { moderationPipeline, readJsonl, runOnce, tempDir } from "../run-helpers.ts"
 
 const N = 5000
 

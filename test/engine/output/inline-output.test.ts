@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema, Scope } from "effect"
-import { inlineOutputFits, makeInlineOutput } from "../../src/engine/inline-output.ts"
-import type { OutputWriter } from "../../src/engine/output-pass.ts"
-import { SinkError } from "../../src/io/sink.ts"
-import type { SourceItem } from "../../src/io/source.ts"
-import type { StoredRecord } from "../../src/ledger/ledger.ts"
-import { StoreSettings } from "../../src/store/vector-store.ts"
+import { inlineOutputFits, makeInlineOutput } from "../../../src/engine/output/inline-output.ts"
+import type { OutputWriter } from "../../../src/engine/output/output-pass.ts"
+import { SinkError } from "../../../src/io/sink.ts"
+import type { SourceItem } from "../../../src/io/source.ts"
+import type { StoredRecord } from "../../../src/ledger/ledger.ts"
+import { StoreSettings } from "../../../src/store/vector-store.ts"
 
 const record = (ordinal: number): SourceItem => ({
   _tag: "Record",
