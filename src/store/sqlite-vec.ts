@@ -55,8 +55,8 @@ class CommitRefused {
 /**
  * `job` claims the table (store-owner.ts): another job's table is refused (StoreOwned) before
  * anything is written. `beforeCommit` runs before each batch is committed; when it throws, the
- * batch is rolled back and its error passed on (the output pass checks there that the input is
- * still the file it reads).
+ * batch is rolled back and its error passed on (the output checks there that the input is still
+ * the file it read).
  */
 export const openStoreWriter = (
   settings: StoreSettings,

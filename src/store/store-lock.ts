@@ -1,8 +1,8 @@
 /**
  * One writer of a store file at a time: `<store>.lock` (the job lock's mechanism, io/lock-file.ts),
- * held while the output pass writes the store. The job's lock does not cover this: two jobs
- * (each its own ledger and lock) may keep their tables in one store file, and one job may run with
- * two ledgers (`--state`). A second writer waits for the first, up to STORE_WAIT_SECONDS, then
+ * held while a run writes the store (from its start when it writes as records finish). The job's
+ * lock does not cover this: two jobs (each its own ledger and lock) may keep their tables in one
+ * store file, and one job may run with two ledgers (`--state`). A second writer waits for the first, up to STORE_WAIT_SECONDS, then
  * gives up with exit 7 (its answers are in its ledger: the same command later only writes).
  */
 import { Data, Duration, Effect, Schedule } from "effect"
