@@ -6,6 +6,7 @@ import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { applyRetention, verdictColumnOf, writeRunReport } from "../engine/after-run.ts"
 import { RunStats } from "../engine/run-stats.ts"
+import { columnCountOfOutput } from "../engine/output/column-count.ts"
 import { openSource } from "../io/open-source.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { reportTallyOfOutput } from "../report/report-tally.ts"
@@ -56,15 +57,16 @@ const runJob = (o: RunInput) =>
       yield* Console.log(`stopped while waiting for the running invocation of job ${job.name}; nothing was sent`)
       return Outcome.Interrupted()
     }
-    // A moderation run keeps its verdict counts (the trend of later reports), counted by the output pass.
+    // A moderation run keeps its verdict counts (the trend of later reports), counted as the output is written.
     const verdictColumn = verdictColumnOf(pipeline, job.job.report)
+    const verdictCount = verdictColumn === undefined ? undefined : columnCountOfOutput(verdictColumn)
     // The report tallied as the output is written: no read of the input of its own.
     const reportTally = job.job.report.enabled
       ? reportTallyOfOutput(reportOptionsFor(pipeline, job.job.report))
       : undefined
     return yield* Effect.gen(function* () {
-      const tallies = reportTally === undefined ? [] : [reportTally.tally]
-      const summary = yield* runSession(job, pipeline, { flags: o, maxRequests, stop, verdictColumn, tallies }, stats)
+      const tallies = [reportTally?.tally, verdictCount?.tally].filter((t) => t !== undefined)
+      const summary = yield* runSession(job, pipeline, { flags: o, maxRequests, stop, tallies }, stats)
       // The run's end as a log event too (for `--log-format json` collectors).
       yield* Effect.logInfo(`run ${summary.runId} ${summary.status}`).pipe(
         Effect.annotateLogs({
@@ -92,7 +94,9 @@ const runJob = (o: RunInput) =>
         )
         exceeded = yield* announceReport(report, files, alerts)
       }
-      const gc = yield* applyRetention(summary, job.name, job.job.retention, verdictColumn)
+      const verdicts =
+        verdictColumn === undefined ? undefined : { column: verdictColumn, counted: verdictCount?.committed() }
+      const gc = yield* applyRetention(summary, job.name, job.job.retention, verdicts)
       if (gc.records > 0 || gc.answers > 0) yield* Console.log(`  ledger  retention: ${describeGc(gc)}`)
       return exceeded ? Outcome.ThresholdsExceeded() : outcome
     }).pipe(Effect.provide(jobLedger(job)))

@@ -9,7 +9,7 @@ import { defaultRetryPolicy } from "../engine/flow/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
 import type { RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
-import type { RowTallies } from "../engine/row-tally.ts"
+import type { RowTallies } from "../engine/output/row-tally.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { checkReadable, fingerprintInput } from "../io/input-access.ts"
 import { openSource } from "../io/open-source.ts"
@@ -31,13 +31,12 @@ const rowEstimate = (path: string, format: Format, lines: number) =>
       })
     : Effect.succeed(Math.max(0, format === "csv" ? lines - 1 : lines))
 
-/** What a run takes beyond its job: the flags that shape it, the stop signal, the moderation count. */
+/** What a run takes beyond its job: the flags that shape it, the stop signal, the output's row consumers. */
 export interface SessionSettings {
   readonly flags: Pick<RunInput, "newRun" | "reopen" | "retryFailed">
   readonly maxRequests: number | undefined
   readonly stop: Effect.Effect<void>
-  readonly verdictColumn: string | undefined
-  /** Row consumers fed as the output is written (the report's tally). */
+  /** Row consumers fed as the output is written (the report's tally, the verdicts' count). */
   readonly tallies: RowTallies
 }
 
@@ -88,7 +87,6 @@ export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: Sessi
           rejectsPath: job.rejects,
           store: job.store,
           idField: job.input.id,
-          countColumn: settings.verdictColumn,
           tallies: settings.tallies,
           cache: job.cache,
           retryFailed: o.retryFailed,

@@ -14,8 +14,9 @@ import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
 import type { RunSummary } from "./runner.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
+import type { ColumnCount } from "./output/column-count.ts"
 
-/** The column whose values a moderation run counts (its verdicts), counted by the output pass. */
+/** The column whose values a moderation run counts (its verdicts), counted as the output is written. */
 export const verdictColumnOf = (pipeline: Pipeline, report: ReportSettings): string | undefined =>
   pipeline.stages.some((s) => s.name === "moderate")
     ? `${reportOptionsFor(pipeline, report).moderationPrefix}verdict`
@@ -38,17 +39,20 @@ export const writeRunReport = (
     return { report, files, alerts: settings.fail ? exceeded(report, settings.fail) : [] }
   })
 
-/** Keeps the run's verdict counts, then applies the job's retention. */
+/**
+ * Keeps the run's verdict counts (`counted` by the output's tally; else, no output committed, a
+ * query over the run's records), then applies the job's retention.
+ */
 export const applyRetention = (
   summary: RunSummary,
   job: string,
   retention: Retention,
-  verdictColumn: string | undefined
+  verdicts: { readonly column: string; readonly counted: ReadonlyArray<ColumnCount> | undefined } | undefined
 ) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    if (verdictColumn !== undefined) {
-      const counts = summary.columnCounts ?? (yield* ledger.countByColumn(summary.runId, verdictColumn))
+    if (verdicts !== undefined) {
+      const counts = verdicts.counted ?? (yield* ledger.countByColumn(summary.runId, verdicts.column))
       const run = yield* ledger.run(summary.runId)
       if (Option.isSome(run)) {
         yield* ledger.setRun(summary.runId, "finished", {

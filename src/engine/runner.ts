@@ -18,8 +18,10 @@ import { besidePath } from "../io/run-path.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import type { Source } from "../io/source.ts"
 import type { CacheMode } from "./records/answer-cache.ts"
-import { checkOutput, type ColumnCount, type OutputResult, writeOutputs } from "./output-pass.ts"
-import { inlineOutputFits, openInlineOutput } from "./inline-output.ts"
+import { checkOutput } from "./output/output-check.ts"
+import { writeOutputs } from "./output/output-pass.ts"
+import type { OutputResult } from "./output/output-writer.ts"
+import { type InlineLimits, inlineOutputFits, openInlineOutput } from "./output/inline-output.ts"
 import { MAX_COLLECTED_COLUMNS, processingPass } from "./records/processing-pass.ts"
 import type { RetryPolicy } from "./flow/retry.ts"
 import { closeRun, markInterrupted, openRun } from "./run-lifecycle.ts"
@@ -27,11 +29,11 @@ import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { makeDispatcher } from "./flow/dispatcher.ts"
-import { makeInputGuard } from "./input-guard.ts"
+import { makeInputGuard } from "./output/input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
 import { sourceColumns } from "../io/input-access.ts"
 import { checkInputColumns } from "./input-columns.ts"
-import type { RowTallies } from "./row-tally.ts"
+import type { RowTallies } from "./output/row-tally.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -49,17 +51,14 @@ export interface RunSettings {
   /** The enriched dataset: a path and the name of a sink adapter (csv, jsonl, parquet, …). */
   readonly output: { readonly path: string; readonly format: string }
   readonly rejectsPath: string
-  /** A vector store fed by the output pass, kept in step with the source by record key. */
+  /** A vector store fed by the output, kept in step with the source by record key. */
   readonly store?: StoreSettings | undefined
   /** Column holding a stable record id; else fingerprint:ordinal. */
   readonly idField?: string | undefined
-  /**
-   * An output column whose values the output pass counts over the done records' first rows (the
-   * verdict): the summary's `columnCounts`, with no query over every record of the run afterwards.
-   */
-  readonly countColumn?: string | undefined
-  /** Consumers of the output's rows (the report's tally): every record joined with its outcome. */
+  /** Consumers of the output's rows (the report's tally, the verdicts' count): every record joined with its outcome. */
   readonly tallies?: RowTallies | undefined
+  /** `false`: the output written by the output pass though it could be inline (tests); else the inline output's limits. */
+  readonly inlineOutput?: InlineLimits | false | undefined
   readonly cache: CacheMode
   readonly retryFailed: boolean
   /** Records in progress at once. */
@@ -102,10 +101,8 @@ export interface RunSummary {
   readonly rejectsPath?: string
   /** The previous output, kept (with its rejects file) because every record of this run failed. */
   readonly keptPrevious?: string
-  /** What the output pass changed in the vector store. */
+  /** What the output changed in the vector store. */
   readonly store?: StoreChanges
-  /** Done records by the value of `countColumn` in their first row (a finished run's, when asked). */
-  readonly columnCounts?: ReadonlyArray<ColumnCount>
 }
 
 const summary = (s: RunSummary): RunSummary => s
@@ -222,7 +219,8 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     if (inline !== undefined && inlineWriter === undefined)
       yield* Effect.logDebug(`the output is written after processing: ${inline.output.reason()}`)
     stats.setPhase("writing")
-    // Ids are checked only when the job names an id column (generated keys are unique by construction).
+    // Ids are counted only when the job names an id column (generated keys are unique by construction);
+    // the output rejects the repeats a store cannot keep, as it writes.
     const duplicates =
       settings.idField === undefined
         ? new Map<string, { first: number; count: number }>()
@@ -258,8 +256,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         writeOutputs(
           { ...settings, source: counted, output: { ...settings.output, path: outputPath }, rejectsPath },
           runId,
-          guard,
-          duplicates
+          guard
         )
       )
     }
@@ -280,7 +277,6 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       outputPath,
       rejectsPath,
       ...(written.store ? { store: written.store } : {}),
-      ...(written.columnCounts ? { columnCounts: written.columnCounts } : {}),
       ...(keepPrevious ? { keptPrevious: settings.output.path } : {})
     })
   })

@@ -5,7 +5,7 @@
  */
 import { Chunk, Data, Effect, Option, Stream } from "effect"
 import type { Source, SourceError } from "../io/source.ts"
-import { outcomeReader } from "../engine/outcome-reader.ts"
+import { outcomeReader } from "../engine/output/outcome-reader.ts"
 import { Ledger, type LedgerService, type Run, type StoredRecord } from "../ledger/ledger.ts"
 import { Categories, CategoryCodes, isCategoryCode } from "../service/moderation.ts"
 import type { ModerationSection, RunReport } from "./run-report.ts"

@@ -4,7 +4,7 @@
  * each input row with its outcome, so a run's report needs no read of the input of its own;
  * `svc-batch report` feeds it from the ledger (and the input, when unchanged).
  */
-import type { RowTally } from "../engine/row-tally.ts"
+import type { RowTally } from "../engine/output/row-tally.ts"
 import type { StoredRecord } from "../ledger/ledger.ts"
 import type { ModerationSection } from "./run-report.ts"
 

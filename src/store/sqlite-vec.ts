@@ -59,8 +59,8 @@ class CommitRefused {
 /**
  * `job` claims the table (store-owner.ts): another job's table is refused (StoreOwned) before
  * anything is written. `beforeCommit` runs before each batch is committed; when it throws, the
- * batch is rolled back and its error passed on (the output pass checks there that the input is
- * still the file it reads).
+ * batch is rolled back and its error passed on (the output checks there that the input is still
+ * the file it read).
  */
 export const openStoreWriter = (
   settings: StoreSettings,
@@ -88,7 +88,10 @@ export const openStoreWriter = (
         // vec0 takes bare column names (the settings allow only [A-Za-z0-9_]).
         meta.map((m) => `, ${m} TEXT`).join("") +
         `, +record_key TEXT, +text TEXT);` +
-        `CREATE TABLE IF NOT EXISTS ${records} (record_key TEXT PRIMARY KEY, hash TEXT NOT NULL, rows INTEGER NOT NULL, pass TEXT NOT NULL) WITHOUT ROWID;`
+        `CREATE TABLE IF NOT EXISTS ${records} (record_key TEXT PRIMARY KEY, hash TEXT NOT NULL, rows INTEGER NOT NULL, pass TEXT NOT NULL) WITHOUT ROWID;` +
+        // The keys this pass met, with the line of the first record of each: on disk (SQLite's
+        // temporary database), not in memory, since a backfill's keys grow with its corpus.
+        `CREATE TEMP TABLE IF NOT EXISTS claimed (record_key TEXT PRIMARY KEY, line INTEGER NOT NULL) WITHOUT ROWID;`
     )
   } catch (e) {
     db.close()
@@ -113,7 +116,11 @@ export const openStoreWriter = (
     stale: db.prepare<[string], { record_key: string; rows: number }>(
       `SELECT record_key, rows FROM ${records} WHERE pass <> ?`
     ),
-    deleteRecord: db.prepare(`DELETE FROM ${records} WHERE record_key = ?`)
+    deleteRecord: db.prepare(`DELETE FROM ${records} WHERE record_key = ?`),
+    // A key met before keeps its first line (the no-op update makes RETURNING give the row).
+    claim: db.prepare<[string, number], { line: number }>(
+      `INSERT INTO temp.claimed (record_key, line) VALUES (?, ?) ON CONFLICT (record_key) DO UPDATE SET line = line RETURNING line`
+    )
   }
   const changes = { written: 0, unchanged: 0, deleted: 0 }
   let inBatch = 0
@@ -174,6 +181,14 @@ export const openStoreWriter = (
         q.touch.run(pass, recordKey)
       } catch (e) {
         fail(`record ${recordKey}`, e)
+      }
+    },
+    claim: (recordKey, line) => {
+      try {
+        const first = q.claim.get(recordKey, line)!.line
+        return first === line ? undefined : first
+      } catch (e) {
+        return fail(`record ${recordKey}`, e)
       }
     },
     commit: () => {

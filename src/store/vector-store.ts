@@ -69,6 +69,11 @@ export interface StoreWriter {
   readonly put: (recordKey: string, hash: string, rows: () => ReadonlyArray<StoreRow>) => void
   /** A record still in the source whose rows stay as they are (e.g. it failed this run). */
   readonly keep: (recordKey: string) => void
+  /**
+   * Claims a record key for this pass, at the record's input line: undefined for the first record
+   * with that key, else the line of that first one (a repeated id, which must not replace it).
+   */
+  readonly claim: (recordKey: string, line: number) => number | undefined
   /** Commits, applies `cleanup`, and returns what changed. */
   readonly commit: () => StoreChanges
   readonly close: () => void

@@ -9,7 +9,7 @@ import { Emulator } from "../../src/emulator/emulator.ts"
 import { embed as emulatedEmbedding } from "../../src/emulator/models/embeddings.ts"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { embed } from "../../src/stages/embed.ts"
-import { openStoreDatabase, searchStore, storeSize } from "../../src/store/sqlite-vec.ts"
+import { openStoreDatabase, openStoreWriter, searchStore, storeSize } from "../../src/store/sqlite-vec.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, runOnce, tempDir, writeRecords } from "../engine/run-helpers.ts"
@@ -172,4 +172,22 @@ describe("sqlite-vec store", () => {
       expect(keysOf()).toEqual(["x", "y"])
     })
   )
+
+  it("claims each record key once a pass: a later record with it is told the first one's line", () => {
+    const dir = tempDir()
+    const pass = () => openStoreWriter(settings(dir), 4, { job: "j" })
+    const first = pass()
+    expect([first.claim("a", 1), first.claim("b", 2), first.claim("a", 3), first.claim("a", 6)]).toEqual([
+      undefined,
+      undefined,
+      1,
+      1
+    ])
+    first.commit()
+    first.close()
+    // The next pass (another writer) starts with no key claimed.
+    const next = pass()
+    expect(next.claim("a", 4)).toBeUndefined()
+    next.close()
+  })
 })

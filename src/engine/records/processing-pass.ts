@@ -11,7 +11,7 @@ import { Ledger, type LedgerError, type RecordOutcome, type StoredRecord } from 
 import type { SourceItem, SourceRecord } from "../../io/source.ts"
 import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
 import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
-import { outcomesReader } from "../outcome-reader.ts"
+import { outcomesReader } from "../output/outcome-reader.ts"
 import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold } from "./stage-fold.ts"
 import type { Dispatcher, JobAborted, RequestFailed } from "../flow/dispatcher.ts"
 import type { RunStats } from "../run-stats.ts"

@@ -5,7 +5,7 @@
  * one from each factory: an inline output that gives up hands over to the output pass, which
  * starts again. `commit` says its output was committed: the tally that matches the output written.
  */
-import type { StoredRecord } from "../ledger/ledger.ts"
+import type { StoredRecord } from "../../ledger/ledger.ts"
 
 export interface RowTally {
   readonly add: (fields: Readonly<Record<string, unknown>>, stored: StoredRecord) => void

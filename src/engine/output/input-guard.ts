@@ -7,8 +7,8 @@
  */
 import { Data, Effect } from "effect"
 import { statSync } from "node:fs"
-import { fingerprintFile } from "../io/fingerprint.ts"
-import { ExitCode } from "../exit-code.ts"
+import { fingerprintFile } from "../../io/fingerprint.ts"
+import { ExitCode } from "../../exit-code.ts"
 
 export class InputChanged extends Data.TaggedError("InputChanged")<{ readonly path: string; readonly detail: string }> {
   /** Exit 8 when it ends a command: no output from a file that changed; the next run reuses the answers. */

@@ -1,6 +1,6 @@
 /** Reading a run's outcomes beside its input, both in ordinal order. */
 import { Effect, Option } from "effect"
-import type { LedgerService, StoredRecord } from "../ledger/ledger.ts"
+import type { LedgerService, StoredRecord } from "../../ledger/ledger.ts"
 
 /**
  * The run's outcomes in ordinal order, read a page at a time alongside the source (which reads in

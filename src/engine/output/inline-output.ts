@@ -9,17 +9,33 @@
  * that takes long (a retry's backoff, a slow answer) could hold back an unbounded number of
  * them: past `maxWaiting` items or `maxBytes`, the inline output gives up, drops what it holds
  * and the output pass writes the output after the processing pass, as it would without it.
- * Giving up (a failed write too) never fails the run.
+ * Giving up (a failed write too, or a store busy with another process) never fails the run.
  */
 import { Effect, Exit, Scope } from "effect"
-import type { SourceItem } from "../io/source.ts"
-import { sourceTypes } from "../io/input-access.ts"
-import { sinkFor } from "../io/sinks/index.ts"
-import type { Ledger, StoredRecord } from "../ledger/ledger.ts"
-import { approximateBytes } from "./flow/byte-gate.ts"
+import type { Source, SourceItem } from "../../io/source.ts"
+import { sourceTypes } from "../../io/input-access.ts"
+import { sinkFor } from "../../io/sinks/index.ts"
+import type { Ledger, StoredRecord } from "../../ledger/ledger.ts"
+import { approximateBytes } from "../flow/byte-gate.ts"
 import type { InputGuard } from "./input-guard.ts"
-import { openOutputWriter, type OutputWriter } from "./output-pass.ts"
-import type { RunSettings } from "./runner.ts"
+import { openOutputWriter, type OutputSettings, type OutputWriter } from "./output-writer.ts"
+
+/** Where the inline output gives up (items or bytes waiting behind an unfinished record). */
+export interface InlineLimits {
+  readonly maxWaiting?: number
+  readonly maxBytes?: number
+  readonly batch?: number
+}
+
+/** What the inline output reads of a run's settings: the writer's, and the source's types. */
+export interface InlineOutputSettings extends OutputSettings {
+  readonly source: Source
+  /**
+   * `false`: the output pass writes the output after processing, though it could be written
+   * inline (the fallback's path on purpose: tests, measurements); else the inline output's limits.
+   */
+  readonly inlineOutput?: InlineLimits | false | undefined
+}
 
 export interface InlineOutput {
   /** An item read, in input order (before its outcome is known); a read reject is settled at once. */
@@ -62,7 +78,7 @@ export const makeInlineOutput = (
   writer: OutputWriter,
   /** The scope of the writer's files: closed here when it gives up, else by whoever commits. */
   scope: Scope.CloseableScope,
-  limits: { readonly maxWaiting?: number; readonly maxBytes?: number; readonly batch?: number } = {}
+  limits: InlineLimits = {}
 ): InlineOutput => {
   const batch = limits.batch ?? WRITE_BATCH
   const maxWaiting = limits.maxWaiting ?? MAX_WAITING
@@ -200,15 +216,15 @@ export const makeInlineOutput = (
 /**
  * Whether the sink can be opened before the whole input is read: what the sink needs of the
  * input (nothing; its columns; also their types) is known before its end. A JSONL input gives
- * neither columns nor types, so its CSV or Parquet output, and a store (which drops later records
- * with an id met before), are written by the output pass.
+ * neither columns nor types, so its CSV or Parquet output is written by the output pass. A store
+ * is written inline too: it tells a repeated id as records come, in input order.
  */
 export const inlineOutputFits = (
-  settings: Pick<RunSettings, "output" | "store">,
+  settings: Pick<InlineOutputSettings, "output" | "inlineOutput">,
   declared: ReadonlyArray<string> | undefined,
   knownTypes: boolean
 ): boolean => {
-  if (settings.store !== undefined) return false
+  if (settings.inlineOutput === false) return false
   switch (sinkFor(settings.output.format)?.needs) {
     case "nothing":
       return true
@@ -223,11 +239,12 @@ export const inlineOutputFits = (
 
 /**
  * The inline output of a run, with the scope of its files (closed, and the files removed, when
- * the caller's scope closes without a commit). Undefined when its files cannot be opened: the
- * output pass then meets the same trouble and reports it.
+ * the caller's scope closes without a commit). Undefined when its files cannot be opened, or its
+ * store is being written by another process (not waited for here: the run goes on, and the output
+ * pass waits for it at the end); the output pass then meets any other trouble and reports it.
  */
 export const openInlineOutput = (
-  settings: RunSettings,
+  settings: InlineOutputSettings,
   declared: ReadonlyArray<string> | undefined,
   guard: InputGuard
 ): Effect.Effect<
@@ -240,16 +257,20 @@ export const openInlineOutput = (
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const inputTypes =
       settings.source.inputTypes === undefined ? undefined : yield* Effect.option(sourceTypes(settings.source))
-    const writer = yield* Effect.option(
+    const writer = yield* Effect.either(
       Scope.extend(
         openOutputWriter(
           settings,
           { declared, inputTypes: inputTypes?._tag === "Some" ? inputTypes.value : undefined },
-          guard
+          guard,
+          false
         ),
         scope
       )
     )
-    if (writer._tag === "None") return undefined
-    return { output: makeInlineOutput(writer.value, scope), scope }
+    if (writer._tag === "Left") {
+      yield* Effect.logDebug(`the output is written after processing: ${writer.left.message}`)
+      return undefined
+    }
+    return { output: makeInlineOutput(writer.right, scope, settings.inlineOutput || {}), scope }
   })

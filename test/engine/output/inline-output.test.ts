@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Schema, Scope } from "effect"
-import { inlineOutputFits, makeInlineOutput } from "../../src/engine/inline-output.ts"
-import type { OutputWriter } from "../../src/engine/output-pass.ts"
-import { SinkError } from "../../src/io/sink.ts"
-import type { SourceItem } from "../../src/io/source.ts"
-import type { StoredRecord } from "../../src/ledger/ledger.ts"
-import { StoreSettings } from "../../src/store/vector-store.ts"
+import { Effect, Exit, Scope } from "effect"
+import { inlineOutputFits, makeInlineOutput } from "../../../src/engine/output/inline-output.ts"
+import type { OutputWriter } from "../../../src/engine/output/output-writer.ts"
+import { SinkError } from "../../../src/io/sink.ts"
+import type { SourceItem } from "../../../src/io/source.ts"
+import type { StoredRecord } from "../../../src/ledger/ledger.ts"
 
 const record = (ordinal: number): SourceItem => ({
   _tag: "Record",
@@ -176,13 +175,10 @@ describe("inline output", () => {
 })
 
 describe("whether the output is written inline", () => {
-  it("follows what the sink declares it needs of the input, and leaves a store to the output pass", () => {
-    const fits = (format: string, declared: ReadonlyArray<string> | undefined, knownTypes: boolean, store = false) =>
+  it("follows what the sink declares it needs of the input; the output pass when asked for", () => {
+    const fits = (format: string, declared: ReadonlyArray<string> | undefined, knownTypes: boolean, pass = false) =>
       inlineOutputFits(
-        {
-          output: { path: "out", format },
-          store: store ? Schema.decodeUnknownSync(StoreSettings)({ path: "kb.sqlite" }) : undefined
-        },
+        { output: { path: "out", format }, inlineOutput: pass ? false : undefined },
         declared,
         knownTypes
       )

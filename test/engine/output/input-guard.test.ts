@@ -8,16 +8,16 @@ import Database from "better-sqlite3"
 import { Effect, Exit, Schema, Stream } from "effect"
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Emulator } from "../../src/emulator/emulator.ts"
-import { makeInputGuard } from "../../src/engine/input-guard.ts"
-import { fingerprintFile } from "../../src/io/fingerprint.ts"
-import { openSource } from "../../src/io/open-source.ts"
-import type { Source } from "../../src/io/source.ts"
-import { embed } from "../../src/stages/embed.ts"
-import { openStoreDatabase } from "../../src/store/sqlite-vec.ts"
-import { StoreSettings } from "../../src/store/vector-store.ts"
-import { KEY, requestLog } from "../helpers.ts"
-import { pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
+import { Emulator } from "../../../src/emulator/emulator.ts"
+import { makeInputGuard } from "../../../src/engine/output/input-guard.ts"
+import { fingerprintFile } from "../../../src/io/fingerprint.ts"
+import { openSource } from "../../../src/io/open-source.ts"
+import type { Source } from "../../../src/io/source.ts"
+import { embed } from "../../../src/stages/embed.ts"
+import { openStoreDatabase } from "../../../src/store/sqlite-vec.ts"
+import { StoreSettings } from "../../../src/store/vector-store.ts"
+import { KEY, requestLog } from "../../helpers.ts"
+import { pipelineOf, readJsonl, runOnce, tempDir, writeCorpus } from "../run-helpers.ts"
 
 /** The source, with `edit` run once when the output pass (its second read) has taken `after` records. */
 /** The source, edited by `edit` once its `read`-th read has read `after` items. */
@@ -135,41 +135,84 @@ describe("input guard", () => {
       })
   )
 
-  it.scopedLive("a vector store is not fed rows read from a changed input: the batch in progress is rolled back", () =>
-    Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ apiKey: KEY })
-      const dir = tempDir()
-      const input = writeCorpus(dir, 1200)
-      const store = Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "vectors.sqlite"), text: "text" })
-      const original = lines(input)
-      // In place, after the first store batch (500 records) and before the second is committed.
-      const edit = () =>
-        writeFileSync(
-          input,
-          [...original.slice(0, 600), JSON.stringify({ id: "r600", text: "Changed." }), ...original.slice(601)].join(
-            "\n"
-          ) + "\n"
+  it.scopedLive(
+    "a vector store is not fed rows read from a changed input (output pass): the batch in progress is rolled back",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ apiKey: KEY })
+        const dir = tempDir()
+        const input = writeCorpus(dir, 1200)
+        const store = Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "vectors.sqlite"), text: "text" })
+        const original = lines(input)
+        // In place, after the first store batch (500 records) and before the second is committed.
+        const edit = () =>
+          writeFileSync(
+            input,
+            [...original.slice(0, 600), JSON.stringify({ id: "r600", text: "Changed." }), ...original.slice(601)].join(
+              "\n"
+            ) + "\n"
+          )
+        const exit = yield* Effect.exit(
+          runOnce({
+            dir,
+            input,
+            emulator,
+            pipeline: pipelineOf(embed({ field: "text" })),
+            // The output pass on purpose (a store is written inline otherwise): its read is the second.
+            overrides: { store, source: editedDuringRead(input, 2, 700, edit), inlineOutput: false }
+          })
         )
-      const exit = yield* Effect.exit(
-        runOnce({
-          dir,
-          input,
-          emulator,
-          pipeline: pipelineOf(embed({ field: "text" })),
-          overrides: { store, source: editedDuringRead(input, 2, 700, edit) }
-        })
-      )
-      expect(Exit.isFailure(exit) && String(exit.cause)).toContain(
-        "it was replaced or modified while the output was written"
-      )
-      const db = openStoreDatabase(store, { create: false })
-      try {
-        const n = (db.prepare("SELECT count(*) AS n FROM docs_records").get() as { n: number }).n
-        expect(n).toBe(500) // the first batch, read before the edit; the second never committed
-      } finally {
-        db.close()
-      }
-    })
+        expect(Exit.isFailure(exit) && String(exit.cause)).toContain(
+          "it was replaced or modified while the output was written"
+        )
+        const db = openStoreDatabase(store, { create: false })
+        try {
+          const n = (db.prepare("SELECT count(*) AS n FROM docs_records").get() as { n: number }).n
+          expect(n).toBe(500) // the first batch, read before the edit; the second never committed
+        } finally {
+          db.close()
+        }
+      })
+  )
+
+  it.scopedLive(
+    "a vector store written as the run goes commits no batch after the input changed; the run fails, nothing else committed",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ apiKey: KEY })
+        const dir = tempDir()
+        const input = writeCorpus(dir, 1200)
+        const store = Schema.decodeUnknownSync(StoreSettings)({ path: join(dir, "vectors.sqlite"), text: "text" })
+        const original = lines(input)
+        const edit = () =>
+          writeFileSync(
+            input,
+            [...original.slice(0, 600), JSON.stringify({ id: "r600", text: "Changed." }), ...original.slice(601)].join(
+              "\n"
+            ) + "\n"
+          )
+        const exit = yield* Effect.exit(
+          runOnce({
+            dir,
+            input,
+            emulator,
+            pipeline: pipelineOf(embed({ field: "text" })),
+            overrides: { store, source: editedDuringRead(input, 1, 601, edit) }
+          })
+        )
+        expect(Exit.isFailure(exit) && String(exit.cause)).toContain(`${input} changed during the run`)
+        expect(existsSync(join(dir, "out.jsonl"))).toBe(false)
+        expect(existsSync(join(dir, "out.rejects.jsonl"))).toBe(false)
+        const db = openStoreDatabase(store, { create: false })
+        try {
+          // A batch is committed after a check that the input is the file it was read from: the
+          // second batch (its last record put after the 601st was read) never is, nor anything after.
+          const n = (db.prepare("SELECT count(*) AS n FROM docs_records").get() as { n: number }).n
+          expect([0, 500]).toContain(n)
+        } finally {
+          db.close()
+        }
+      })
   )
 
   it.effect("verify passes for the file as fingerprinted and fails once a byte changes", () =>
