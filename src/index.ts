@@ -42,7 +42,7 @@ export { runPipeline, type RunSettings, type RunSummary } from "./engine/runner.
 export { RunStats } from "./engine/run-stats.ts"
 export { defaultRetryPolicy, type RetryPolicy } from "./engine/flow/retry.ts"
 export { Ledger, type LedgerService } from "./ledger/ledger.ts"
-export { openSource } from "./io/open-source.ts"
+export { cutUnits, openSource } from "./io/sources/index.ts"
 export { sinks } from "./io/sinks/index.ts"
 export { column, ColumnType, type Column } from "./pipeline/columns.ts"
 export { moderate, type ModerateOptions } from "./stages/moderate.ts"
