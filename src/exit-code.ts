@@ -27,6 +27,11 @@ export const ExitCode = {
    * run is marked interrupted and resumes with the same command once the cause is fixed.
    */
   outputNotWritten: 9,
+  /**
+   * The ledger's server (PostgreSQL) cannot be reached or refused the connection. What it holds is
+   * kept; run the same command again once it is back.
+   */
+  ledgerUnreachable: 10,
   interrupted: 130,
   /** stdout's or stderr's reader has gone (128 + SIGPIPE, as a shell reports a tool SIGPIPE killed). */
   readerGone: 141

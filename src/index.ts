@@ -42,6 +42,7 @@ export { runPipeline, type RunSettings, type RunSummary } from "./engine/runner.
 export { RunStats } from "./engine/run-stats.ts"
 export { defaultRetryPolicy, type RetryPolicy } from "./engine/flow/retry.ts"
 export { Ledger, type LedgerService } from "./ledger/ledger.ts"
+export { SqliteLedger } from "./ledger/sqlite-ledger.ts"
 export { openSource } from "./io/open-source.ts"
 export { sinks } from "./io/sinks/index.ts"
 export { column, ColumnType, type Column } from "./pipeline/columns.ts"

@@ -13,7 +13,7 @@ import { planJob } from "../engine/plan.ts"
 import { openSource } from "../io/open-source.ts"
 import { checkJob } from "../job/job-checks.ts"
 import { checkReadable } from "../io/input-access.ts"
-import { Ledger } from "../ledger/ledger.ts"
+import { SqliteLedger } from "../ledger/sqlite-ledger.ts"
 import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
 import { envProvider, settingsFromEnv } from "../service/config.ts"
 import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
@@ -44,7 +44,7 @@ export const planOf = (job: ResolvedJob, pipeline: Pipeline) =>
     yield* checkJob(job, pipeline)
     const plan = existsSync(job.state)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(jobLedger(job)))
-      : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(Ledger.layerMemory))
+      : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(SqliteLedger.layerMemory))
     return { plan, origin }
   })
 

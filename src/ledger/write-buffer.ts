@@ -30,6 +30,39 @@ export interface WriteBuffer<Op> {
 /** Upper bounds (ms) of the lag histogram's buckets; the last catches the rest. */
 const BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, Infinity]
 
+/** How long operations waited for their commit: counted per commit, read as a CommitLag. */
+export const lagHistogram = () => {
+  let commits = 0
+  let maxMs = 0
+  const histogram = new Array<number>(BUCKETS.length).fill(0)
+  return {
+    /** One commit of operations added at `times`, done at `now`. */
+    committed: (times: ReadonlyArray<number>, now: number) => {
+      commits++
+      for (const t of times) {
+        const lag = now - t
+        if (lag > maxMs) maxMs = lag
+        let b = 0
+        while (lag > BUCKETS[b]!) b++
+        histogram[b]!++
+      }
+    },
+    lag: (): CommitLag => {
+      const total = histogram.reduce((a, b) => a + b, 0)
+      let seen = 0
+      let p99Ms = 0
+      for (let b = 0; b < BUCKETS.length; b++) {
+        seen += histogram[b]!
+        if (seen >= total * 0.99) {
+          p99Ms = Math.min(BUCKETS[b]!, maxMs)
+          break
+        }
+      }
+      return { commits, maxMs, p99Ms }
+    }
+  }
+}
+
 export const makeWriteBuffer = <Op>(options: {
   readonly commit: (ops: ReadonlyArray<Op>) => void
   readonly maxOps: number
@@ -42,9 +75,7 @@ export const makeWriteBuffer = <Op>(options: {
   let at: Array<number> = []
   let scheduled: NodeJS.Immediate | undefined
   let failure: unknown
-  let commits = 0
-  let maxMs = 0
-  const histogram = new Array<number>(BUCKETS.length).fill(0)
+  const lags = lagHistogram()
 
   const flush = () => {
     if (scheduled !== undefined) {
@@ -63,15 +94,7 @@ export const makeWriteBuffer = <Op>(options: {
       failure = e
       throw e
     }
-    commits++
-    const now = clock()
-    for (const t of times) {
-      const lag = now - t
-      if (lag > maxMs) maxMs = lag
-      let b = 0
-      while (lag > BUCKETS[b]!) b++
-      histogram[b]!++
-    }
+    lags.committed(times, clock())
   }
 
   // A commit from the event loop's turn end has no caller to fail: its error waits for the next add or flush.
@@ -94,18 +117,6 @@ export const makeWriteBuffer = <Op>(options: {
       else scheduled ??= setImmediate(onTurnEnd)
     },
     flush,
-    lag: () => {
-      const total = histogram.reduce((a, b) => a + b, 0)
-      let seen = 0
-      let p99Ms = 0
-      for (let b = 0; b < BUCKETS.length; b++) {
-        seen += histogram[b]!
-        if (seen >= total * 0.99) {
-          p99Ms = Math.min(BUCKETS[b]!, maxMs)
-          break
-        }
-      }
-      return { commits, maxMs, p99Ms }
-    }
+    lag: lags.lag
   }
 }

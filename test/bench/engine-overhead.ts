@@ -17,6 +17,7 @@ import { defaultRetryPolicy } from "../../src/engine/flow/retry.ts"
 import { RunStats } from "../../src/engine/run-stats.ts"
 import { makePipeline, type Prepared } from "../../src/pipeline/stage.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { TextService } from "../../src/service/client.ts"
 import { formatVerdict } from "../../src/service/moderation.ts"
 import { moderate } from "../../src/stages/moderate.ts"
@@ -98,6 +99,8 @@ const main = Effect.gen(function* () {
 const dir = mkdtempSync(join(tmpdir(), "svc-overhead-"))
 console.log(`${n.toLocaleString("en")} records per row; ${process.version}`)
 await Effect.runPromise(
-  Effect.scoped(main).pipe(Effect.provide(Layer.merge(fakeService, Ledger.layer({ path: join(dir, "ledger.sqlite") }))))
+  Effect.scoped(main).pipe(
+    Effect.provide(Layer.merge(fakeService, SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
+  )
 )
 rmSync(dir, { recursive: true, force: true })

@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { Ledger, LedgerError, type LedgerService } from "../../src/ledger/ledger.ts"
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { KEY } from "../helpers.ts"
 import { runOnce, tempDir, writeCorpus } from "./run-helpers.ts"
 
@@ -38,7 +39,7 @@ describe("a ledger write failing mid-run", () => {
       const run = yield* Effect.gen(function* () {
         const ledger = yield* Ledger
         return yield* ledger.lastRun("test-job")
-      }).pipe(Effect.provide(Ledger.layer({ path: `${dir}/ledger.sqlite` })))
+      }).pipe(Effect.provide(SqliteLedger.layer({ path: `${dir}/ledger.sqlite` })))
       expect(Option.map(run, (r) => r.status)).toEqual(Option.some("interrupted"))
     })
   )

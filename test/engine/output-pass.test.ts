@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
-import { Ledger, makeLedger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger, makeSqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { writeOutputs } from "../../src/engine/output-pass.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import { KEY, requestLog } from "../helpers.ts"
@@ -80,7 +80,7 @@ describe("output pass", () => {
             pipeline: moderationPipeline()
           },
           cold.summary.runId
-        ).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+        ).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
         expect(readFileSync(passOutput, "utf8")).toBe(coldOutput)
         expect(readFileSync(passRejects, "utf8")).toBe(coldRejects)
         const sent = log.entries.length
@@ -103,7 +103,7 @@ describe("output pass", () => {
         const dir = tempDir()
         const input = writeMixedCorpus(dir)
         const run = yield* runOnce({ dir, input, emulator, overrides: { countColumn: "moderation_verdict" } })
-        const ledger = yield* makeLedger({ path: join(dir, "ledger.sqlite") })
+        const ledger = yield* makeSqliteLedger({ path: join(dir, "ledger.sqlite") })
         const byLedger = yield* ledger.countByColumn(run.summary.runId, "moderation_verdict")
         const sorted = (c: ReadonlyArray<{ value: string | null; n: number }>) =>
           [...c].sort((a, b) => String(a.value).localeCompare(String(b.value)))

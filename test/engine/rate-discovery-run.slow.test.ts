@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { join } from "node:path"
 import { Ledger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { buildReport, defaultReportOptions } from "../../src/report/build-report.ts"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { discoveredRateLines } from "../../src/engine/run-stats.ts"
@@ -39,7 +40,7 @@ describe("rate discovery against the emulator", () => {
         const report = yield* Effect.gen(function* () {
           const saved = Option.getOrThrow(yield* (yield* Ledger).run(run.summary.runId))
           return yield* buildReport(saved, defaultReportOptions, undefined)
-        }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+        }).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
         expect(report.rates?.["svc3-guard"]?.rpm).toBe(found.rpm)
         expect(discoveredRateLines(run.counters.rates)[0]).toMatch(
           /svc3-guard: no limits\.rpm set; learnt ~\d+ requests\/min .* pin it with limits\.rpm: \{ svc3-guard: \d+ \}/

@@ -10,7 +10,8 @@ import { RunStats } from "../../src/engine/run-stats.ts"
 import { fingerprintFile } from "../../src/io/fingerprint.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import type { Format } from "../../src/io/source.ts"
-import { Ledger, type LedgerService, makeLedger, type RunStatus } from "../../src/ledger/ledger.ts"
+import { Ledger, type LedgerService, type RunStatus } from "../../src/ledger/ledger.ts"
+import { SqliteLedger, makeSqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import type { RunningEmulator } from "../../src/emulator/server.ts"
 import { TextService } from "../../src/service/client.ts"
 import { moderate } from "../../src/stages/moderate.ts"
@@ -98,7 +99,7 @@ export const runOnce = (t: TestRun) =>
           }),
           Layer.scoped(
             Ledger,
-            Effect.map(makeLedger({ path: join(t.dir, "ledger.sqlite") }), t.wrapLedger ?? ((l) => l))
+            Effect.map(makeSqliteLedger({ path: join(t.dir, "ledger.sqlite") }), t.wrapLedger ?? ((l) => l))
           )
         )
       )
@@ -125,7 +126,7 @@ export const markRun = (dir: string, runId: number, status: RunStatus) =>
     const run = yield* ledger.run(runId)
     if (run._tag === "None") return yield* Effect.die(`no run ${runId}`)
     yield* ledger.setRun(runId, status, run.value.stats)
-  }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+  }).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
 
 /** Writes `records` as JSON Lines (default `in.jsonl` in `dir`); returns the path. */
 export const writeRecords = (dir: string, records: ReadonlyArray<Record<string, unknown>>, name = "in.jsonl") => {

@@ -10,7 +10,7 @@ import { column, ColumnType } from "../../src/pipeline/columns.ts"
 import { makeRequest, prepared, type Stage } from "../../src/pipeline/stage.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import { writeOutputs } from "../../src/engine/output-pass.ts"
-import { Ledger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import {
   countingLedger,
   markRun,
@@ -275,7 +275,7 @@ describe("runner", () => {
             pipeline: moderationPipeline()
           },
           run.summary.runId
-        ).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+        ).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
         expect(readFileSync(run.output, "utf8")).toBe(readFileSync(outputPath, "utf8"))
         expect(readFileSync(run.rejects, "utf8")).toBe(readFileSync(rejectsPath, "utf8"))
         expect(readJsonl(run.output).map((r) => r.id)).toEqual(Array.from({ length: 600 }, (_, i) => `r${i}`))

@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { parse } from "csv-parse/sync"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { KEY } from "../helpers.ts"
 import { condition, embedStage, lengthStage } from "./fake-stages.ts"
 import { pipelineOf, readJsonl, runOnce, tempDir } from "./run-helpers.ts"
@@ -88,7 +89,7 @@ describe("typed output", () => {
       const stored = yield* Effect.gen(function* () {
         const ledger = yield* Ledger
         return yield* ledger.record(run.summary.runId, 0)
-      }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+      }).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
       const outcome = Option.getOrThrow(stored).outcome
       expect(outcome._tag).toBe("Done")
       if (outcome._tag !== "Done") return

@@ -1,7 +1,7 @@
 /** The ledger's write-behind buffer: batches, commits at most maxLagMs late while writes go on, and at the end of the turn otherwise. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { makeLedger } from "../../src/ledger/ledger.ts"
+import { makeSqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { makeWriteBuffer } from "../../src/ledger/write-buffer.ts"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -81,7 +81,7 @@ describe("write buffer", () => {
         const path = join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
         yield* Effect.scoped(
           Effect.gen(function* () {
-            const ledger = yield* makeLedger({ path, maxLagMs: 2, onCommit: (keys) => void commits.push(keys) })
+            const ledger = yield* makeSqliteLedger({ path, maxLagMs: 2, onCommit: (keys) => void commits.push(keys) })
             yield* ledger.putAnswer({ key: "k0", endpoint: "chat", model: "m", tokens: 1 }, Schema.String, "a0")
             busy(3) // the event loop stays busy: no timer or turn end could commit meanwhile
             yield* ledger.putAnswer({ key: "k1", endpoint: "chat", model: "m", tokens: 1 }, Schema.String, "a1")

@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { buildReport, defaultReportOptions, type ReportOptions } from "../../src/report/build-report.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { pipelineOf, runOnce, tempDir, writeCorpus } from "../engine/run-helpers.ts"
@@ -19,7 +20,7 @@ const reportOf = (dir: string, runId: number, input: string | undefined, o: Repo
     const ledger = yield* Ledger
     const run = Option.getOrThrow(yield* ledger.run(runId))
     return yield* buildReport(run, o, input ? openSource(input, "jsonl") : undefined)
-  }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+  }).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
 
 describe("run report", () => {
   it.scopedLive("counts verdicts and categories and lists the flagged records with excerpts, sending nothing", () => {

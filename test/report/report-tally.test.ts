@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
 import { openSource } from "../../src/io/open-source.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { buildReport, defaultReportOptions, type ReportOptions } from "../../src/report/build-report.ts"
 import { reportTallyOfOutput } from "../../src/report/report-tally.ts"
 import { KEY } from "../helpers.ts"
@@ -35,7 +36,7 @@ describe("the report tallied by the output", () => {
               yield* buildReport(saved, options, fed),
               yield* buildReport(saved, options, openSource(input, "jsonl"))
             ] as const
-          }).pipe(Effect.provide(Ledger.layer({ path: join(dir, "ledger.sqlite") })))
+          }).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
           expect(fromTally.moderation?.harmful).toBe(60)
           expect(fromTally.moderation?.breakdown?.rows).toHaveLength(300)
           expect(fromTally).toEqual(fromInput)

@@ -1,7 +1,7 @@
 /**
  * A pipeline over records held in memory, for library users: each record through the stages,
  * answered by the ledger (a `Ledger` layer: a file to keep answers across runs, or
- * `Ledger.layerMemory`) or the service, with the same rate limits, retries and in-flight
+ * `SqliteLedger.layerMemory`) or the service, with the same rate limits, retries and in-flight
  * deduplication as a job. Returns each record's rows, or why it failed; no files are written.
  */
 import { Effect } from "effect"

@@ -1,0 +1,110 @@
+/**
+ * The SQLite ledger: the port's conformance suite (ledger-conformance.ts), and what only SQLite
+ * does — rows written by older versions read back, and the file compacted (VACUUM) by retention.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option, Schema } from "effect"
+import Database from "better-sqlite3"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Ledger } from "../../src/ledger/ledger.ts"
+import { SqliteLedger, makeSqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
+import { ledgerConformance } from "./ledger-conformance.ts"
+
+const tempDb = () => join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
+const entry = (key: string) => ({ key, endpoint: "chat", model: "m", tokens: 1 })
+
+ledgerConformance("SQLite", {
+  fresh: async () => tempDb(),
+  open: (path, options) => makeSqliteLedger({ path, ...options })
+})
+
+describe("SQLite ledger", () => {
+  it.scopedLive("in memory (the library's and the plan's ledger): answers kept for the scope, nothing on disk", () =>
+    Effect.gen(function* () {
+      const ledger = yield* Ledger
+      expect(ledger.path).toBe(":memory:")
+      yield* ledger.putAnswer(entry("x"), Schema.String, "v")
+      yield* ledger.flush
+      expect(yield* ledger.answer("x", Schema.String)).toEqual(Option.some("v"))
+    }).pipe(Effect.provide(SqliteLedger.layerMemory))
+  )
+
+  it.scopedLive("reads a record written before the stage contract v2 (rows alone) as rows with no answer keys", () =>
+    Effect.gen(function* () {
+      const path = tempDb()
+      const ledger = yield* makeSqliteLedger({ path })
+      const run = yield* ledger.startRun("job", "fp")
+      const db = new Database(path)
+      db.prepare(
+        "INSERT INTO records (run_id, ordinal, key, status, output, error) VALUES (?, 0, 'k', 'done', ?, NULL)"
+      ).run(run, '[{"v":1}]')
+      db.close()
+      expect(yield* ledger.record(run, 0)).toEqual(
+        Option.some({ key: "k", outcome: { _tag: "Done", output: { keys: [], rows: [{ v: 1 }] } } })
+      )
+    })
+  )
+
+  describe("retention", () => {
+    // One nightly run of `n` records, each outcome ~200 bytes (as a moderation row is).
+    const nightlyRun = (ledger: Effect.Effect.Success<ReturnType<typeof makeSqliteLedger>>, n: number) =>
+      Effect.gen(function* () {
+        const run = yield* ledger.startRun("nightly", "fp")
+        for (let i = 0; i < n; i++) {
+          yield* ledger.putRecord(run, i, `r${i}`, {
+            _tag: "Done",
+            output: { keys: [`k${i}`], rows: [{ verdict: "safe", categories: "", raw: `${"x".repeat(150)}${i}` }] }
+          })
+        }
+        yield* ledger.flush
+      })
+
+    it.scopedLive(
+      "after a run, the pages older runs' records leave are kept for the next run: no compaction, and the file stops growing",
+      () =>
+        Effect.gen(function* () {
+          const path = tempDb()
+          const ledger = yield* makeSqliteLedger({ path })
+          const results = []
+          for (let night = 0; night < 4; night++) {
+            yield* nightlyRun(ledger, 3000)
+            results.push(yield* ledger.gc("nightly", 2, 0, { nextRunReuses: true }))
+          }
+          // Nights 3 and 4 each delete one run's records, and neither rewrites the file.
+          expect(results.map((r) => [r.records, r.compacted])).toEqual([
+            [0, false],
+            [0, false],
+            [3000, false],
+            [3000, false]
+          ])
+          expect(results[3]!.bytesAfter).toBeLessThanOrEqual(results[2]!.bytesAfter * 1.02)
+        })
+    )
+
+    it.scopedLive(
+      "after a run over a much smaller corpus, the space the next run will not take back is compacted",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* makeSqliteLedger({ path: tempDb() })
+          yield* nightlyRun(ledger, 6000)
+          yield* nightlyRun(ledger, 6000)
+          yield* nightlyRun(ledger, 300)
+          const result = yield* ledger.gc("nightly", 2, 0, { nextRunReuses: true })
+          expect(result).toMatchObject({ records: 6000, compacted: true })
+          expect(result.bytesAfter).toBeLessThan(result.bytesBefore * 0.8)
+        })
+    )
+
+    it.scopedLive("gc on demand (no next run assumed) compacts once a quarter of the file is free", () =>
+      Effect.gen(function* () {
+        const ledger = yield* makeSqliteLedger({ path: tempDb() })
+        for (let night = 0; night < 3; night++) yield* nightlyRun(ledger, 3000)
+        const result = yield* ledger.gc("nightly", 2, 0)
+        expect(result).toMatchObject({ records: 3000, compacted: true })
+        expect(result.bytesAfter).toBeLessThan(result.bytesBefore)
+      })
+    )
+  })
+})
