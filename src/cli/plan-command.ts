@@ -10,7 +10,7 @@ import { existsSync } from "node:fs"
 import type { ResolvedJob } from "../job/resolve-job.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { planJob } from "../engine/plan.ts"
-import { openSource } from "../io/open-source.ts"
+import { openSource } from "../io/sources/index.ts"
 import { checkJob } from "../job/job-checks.ts"
 import { checkReadable } from "../io/input-access.ts"
 import { SqliteLedger } from "../ledger/sqlite-ledger.ts"
@@ -38,7 +38,7 @@ export const planOf = (job: ResolvedJob, pipeline: Pipeline) =>
       }
     )
     yield* checkReadable(job.input.path)
-    const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
+    const source = openSource(job.input.path, job.input.format, job.input)
     // As `run` does: a column the job reads that the input lacks is exit 2 here too, naming it, not
     // a plan of records refused one by one.
     yield* checkJob(job, pipeline)

@@ -7,7 +7,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import { fingerprintInput } from "../io/input-access.ts"
-import { openSource } from "../io/open-source.ts"
+import { openSource } from "../io/sources/index.ts"
 import { besidePath } from "../io/run-path.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
@@ -47,7 +47,7 @@ export const reportCommand = Command.make(
           const same =
             existsSync(job.input.path) &&
             (yield* fingerprintInput(job.input.path)).fingerprint === run.value.fingerprint
-          const input = same ? openSource(job.input.path, job.input.format, job.input.encoding, job.input) : undefined
+          const input = same ? openSource(job.input.path, job.input.format, job.input) : undefined
           const report = yield* buildReport(run.value, reportOptionsFor(pipeline, job.job.report), input)
           // An older run's report goes beside the current one's, never over it.
           const last = yield* ledger.lastRun(job.name)

@@ -6,7 +6,7 @@ import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { applyRetention, verdictColumnOf, writeRunReport } from "../engine/after-run.ts"
 import { RunStats } from "../engine/run-stats.ts"
-import { openSource } from "../io/open-source.ts"
+import { openSource } from "../io/sources/index.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { reportTallyOfOutput } from "../report/report-tally.ts"
 import { checkJob } from "../job/job-checks.ts"
@@ -81,8 +81,7 @@ const runJob = (o: RunInput) =>
       let exceeded = false
       if (job.job.report.enabled) {
         // From the tally of the output just written; else (none committed) the input read again.
-        const input =
-          reportTally?.committed() ?? openSource(job.input.path, job.input.format, job.input.encoding, job.input)
+        const input = reportTally?.committed() ?? openSource(job.input.path, job.input.format, job.input)
         const { report, files, alerts } = yield* writeRunReport(
           summary,
           pipeline,

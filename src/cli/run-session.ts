@@ -11,25 +11,12 @@ import type { RunStats } from "../engine/run-stats.ts"
 import { runPipeline } from "../engine/runner.ts"
 import type { RowTallies } from "../engine/row-tally.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
-import { checkReadable, fingerprintInput } from "../io/input-access.ts"
-import { openSource } from "../io/open-source.ts"
-import { type Format, SourceError } from "../io/source.ts"
+import { checkReadable } from "../io/input-access.ts"
+import { measureInput, openSource } from "../io/sources/index.ts"
 import type { ResolvedJob } from "../job/resolve-job.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { newRunCommand, type RunInput } from "./run-flags.ts"
-
-const rowEstimate = (path: string, format: Format, lines: number) =>
-  format === "parquet"
-    ? Effect.tryPromise({
-        try: async () => {
-          // hyparquet is loaded only for a Parquet input (start-up of every other job).
-          const { parquetMetadataAsync, asyncBufferFromFile } = await import("hyparquet")
-          return Number((await parquetMetadataAsync(await asyncBufferFromFile(path))).num_rows)
-        },
-        catch: (e) => new SourceError({ path, detail: `cannot read Parquet: ${(e as Error).message}` })
-      })
-    : Effect.succeed(Math.max(0, format === "csv" ? lines - 1 : lines))
 
 /** What a run takes beyond its job: the flags that shape it, the stop signal, the moderation count. */
 export interface SessionSettings {
@@ -82,7 +69,7 @@ export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: Sessi
           // `retry` reopens a given run: no --new-run there.
           newRunCommand: o.reopen === undefined ? newRunCommand(process.argv) : undefined,
           pipeline,
-          source: openSource(input, inputFormat, job.input.encoding, job.input),
+          source: openSource(input, inputFormat, job.input),
           fingerprint,
           output: job.output,
           rejectsPath: job.rejects,
@@ -107,11 +94,8 @@ export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: Sessi
     Effect.gen(function* () {
       yield* reportProgress(stats, { tty: process.stderr.isTTY === true, cache: job.cache !== "off" })
       yield* checkReadable(input)
-      const { fingerprint, lines } = yield* fingerprintInput(input, {
-        quoted: inputFormat === "csv",
-        skipBlank: inputFormat === "jsonl"
-      })
-      stats.setTotal(yield* rowEstimate(input, inputFormat, lines), inputFormat === "csv")
+      const { fingerprint, estimate } = yield* measureInput(input, inputFormat)
+      stats.setTotal(estimate.rows, !estimate.exact)
       return yield* work(fingerprint).pipe(
         Effect.provide(serviceLayer(job.job.emulator ?? {}, { serviceRequired: job.job.service === "required" }))
       )

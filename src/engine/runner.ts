@@ -244,10 +244,10 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       // Counted for the progress line: the output pass reads the source once more.
       const counted: Source = {
         ...settings.source,
-        columns: () => Promise.resolve(declared ?? processed.columns),
-        inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(processed.types()),
-        items: () =>
-          settings.source.items().pipe(
+        columns: Effect.sync(() => declared ?? processed.columns),
+        inputTypes: knownTypes ? settings.source.inputTypes : Effect.sync(() => processed.types()),
+        items: (unit) =>
+          settings.source.items(unit).pipe(
             Stream.mapChunks((chunk) => {
               stats.rowWritten(chunk.length)
               return chunk

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs"
 import { checkInputColumns } from "../engine/input-columns.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { pipelineModels } from "../pipeline/stage.ts"
-import { openSource } from "../io/open-source.ts"
+import { openSource } from "../io/sources/index.ts"
 import { sinks } from "../io/sinks/index.ts"
 import { checkStoreOwner } from "../store/store-owner.ts"
 import { storeVectorColumn } from "../store/vector-store.ts"
@@ -39,7 +39,7 @@ export const checkJob = (job: ResolvedJob, pipeline: Pipeline) =>
       yield* checkStoreOwner(job.name, job.store)
     }
     if (!existsSync(job.input.path)) return
-    const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
+    const source = openSource(job.input.path, job.input.format, job.input)
     yield* Effect.catchTag(checkInputColumns(pipeline, job.input.id, source), "SourceError", () => Effect.void)
   })
 

@@ -12,6 +12,7 @@ import { dirname, resolve } from "node:path"
 import { parse as parseYaml } from "yaml"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { Encoding } from "../io/encoding.ts"
+import { inputFormats } from "../io/sources/index.ts"
 import { StoreSettings } from "../store/vector-store.ts"
 import { ExitCode } from "../exit-code.ts"
 
@@ -39,7 +40,7 @@ export class OptionError extends Data.TaggedError("OptionError")<{ readonly flag
   }
 }
 
-export const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
+export const InputFormat = Schema.Literal(...inputFormats)
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
 export const CacheMode = Schema.Literal("read-write", "refresh", "off")

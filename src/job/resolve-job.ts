@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { basename, dirname, extname, join, resolve } from "node:path"
-import { type Format, formatOf } from "../io/source.ts"
+import { type Format, formatOf } from "../io/sources/index.ts"
 import { DefaultEncoding, type Encoding } from "../io/encoding.ts"
 import type { StoreSettings } from "../store/vector-store.ts"
 import {

@@ -67,7 +67,7 @@ describe("start-up modules", () => {
       "node_modules/stopword",
       "src/emulator/server.ts",
       "src/service/http-undici.ts",
-      "src/io/parquet-source.ts",
+      "src/io/sources/parquet.ts",
       "src/io/sinks/parquet.ts"
     ]) {
       expect(loaded(lazy), lazy).toEqual([])
