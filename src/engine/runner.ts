@@ -26,7 +26,7 @@ import { closeRun, markInterrupted, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
-import { makeRequestBudget } from "./flow/request-budget.ts"
+import { makeDispatcher } from "./flow/dispatcher.ts"
 import { makeInputGuard } from "./input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
 import { sourceColumns } from "../io/input-access.ts"
@@ -160,7 +160,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       status: "aborted" | "interrupted" | "finished",
       counts?: { readonly done: number; readonly failed: number }
     ) => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats, counts))
-    const budget = yield* makeRequestBudget(settings.maxRequests)
+    const dispatcher = yield* makeDispatcher(settings, stats)
     // The output written as records finish, when the sink allows it (see openInlineOutput).
     const declared = yield* sourceColumns(settings.source)
     const knownTypes = settings.source.inputTypes !== undefined
@@ -176,7 +176,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         runId,
         resumed,
         startedAt: run.startedAt,
-        budget,
+        dispatcher,
         inline: inline?.output,
         declared,
         knownTypes

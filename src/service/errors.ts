@@ -9,6 +9,12 @@ import { ExitCode } from "../exit-code.ts"
 
 export type Endpoint = "chat" | "rerank" | "embeddings" | "translate"
 
+/**
+ * What a systemic failure (one no record can fix) says of the service: its answers are not the
+ * API's, it answers 404, it cannot be reached, it does not answer in time, or it keeps failing.
+ */
+export type Outage = "not-the-api" | "not-found" | "unreachable" | "timeout" | "failing"
+
 /** A request that breaks a documented limit; it was never sent. */
 export class InvalidRequestError extends Data.TaggedError("InvalidRequestError")<{
   readonly endpoint: Endpoint
@@ -70,6 +76,10 @@ export class NotFoundError extends Data.TaggedError("NotFoundError")<{
   get systemic() {
     return true
   }
+  /** What the failure says of the service (the circuit breaker's advice names it). */
+  get outage(): Outage {
+    return "not-found"
+  }
   override get message() {
     return `404 Not Found from ${this.endpoint}: ${this.serviceMessage} (is the base URL right?)`
   }
@@ -128,6 +138,10 @@ export class ServerError extends Data.TaggedError("ServerError")<{
   get systemic() {
     return true
   }
+  /** What the failure says of the service (the circuit breaker's advice names it). */
+  get outage(): Outage {
+    return "failing"
+  }
   override get message() {
     return `${this.status} Server Error from ${this.endpoint}: ${this.serviceMessage}`
   }
@@ -159,6 +173,10 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   get systemic() {
     return true
   }
+  /** What the failure says of the service (the circuit breaker's advice names it). */
+  get outage(): Outage {
+    return "unreachable"
+  }
   override get message() {
     return `transport error calling ${this.endpoint}: ${this.detail}`
   }
@@ -175,6 +193,10 @@ export class TimeoutError extends Data.TaggedError("TimeoutError")<{
   /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
   get systemic() {
     return true
+  }
+  /** What the failure says of the service (the circuit breaker's advice names it). */
+  get outage(): Outage {
+    return "timeout"
   }
   override get message() {
     return `${this.endpoint} request timed out after ${Duration.format(this.after)}`
@@ -200,6 +222,10 @@ export class ResponseDecodeError extends Data.TaggedError("ResponseDecodeError")
   get systemic() {
     return true
   }
+  /** What the failure says of the service (the circuit breaker's advice names it). */
+  get outage(): Outage {
+    return "not-the-api"
+  }
   constructor(args: { readonly endpoint: Endpoint; readonly detail: string }) {
     super({ ...args, detail: capDetail(args.detail) })
   }
@@ -220,6 +246,10 @@ export class IncompleteStreamError extends Data.TaggedError("IncompleteStreamErr
   /** A cause no record can fix (a wrong URL, the service down or unreachable): counts toward the circuit breaker. */
   get systemic() {
     return true
+  }
+  /** What the failure says of the service (the circuit breaker's advice names it). */
+  get outage(): Outage {
+    return "failing"
   }
   override get message() {
     return `incomplete stream from ${this.endpoint} after ${this.chunksReceived} chunks: ${this.detail}`

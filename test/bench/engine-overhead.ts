@@ -2,7 +2,7 @@
  * The engine's own CPU per record (not a test), with no network: a TextService whose chat answers a
  * valid verdict on the next event-loop turn. Three layers, each in this process, after a warm-up:
  * - client: TextService.chat at concurrency 64 (the fake: what is left is Effect's and ours);
- * - ask: the answer cache (ledger lookup and write, limiter, retry) per request;
+ * - ask: the answer cache (ledger lookup and write, the dispatcher: limiter, retry, breaker) per request;
  * - records: `processRecords` (the fold, the in-flight bound) with 64 and with 256 records in
  *   progress (the default, 256, parks the records beyond the 64 request slots in the limiter's line).
  *   npm run bench:overhead [-- 30000]
@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeAnswerCache } from "../../src/engine/records/answer-cache.ts"
 import { processRecords } from "../../src/engine/records/in-memory-run.ts"
-import { defaultRetryPolicy } from "../../src/engine/flow/retry.ts"
+import { defaultRetryPolicy, makeDispatcher } from "../../src/engine/flow/dispatcher.ts"
 import { RunStats } from "../../src/engine/run-stats.ts"
 import { makePipeline, type Prepared } from "../../src/pipeline/stage.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
@@ -58,12 +58,9 @@ const main = Effect.gen(function* () {
   const svc = yield* TextService
   const ledger = yield* Ledger
   const stage = pipeline.stages[0]!
-  const cache = yield* makeAnswerCache(
-    ledger,
-    new RunStats(),
-    { cache: "read-write", rpm, maxConcurrency: 64, retry: defaultRetryPolicy },
-    0
-  )
+  const stats = new RunStats()
+  const dispatcher = yield* makeDispatcher({ rpm, maxConcurrency: 64, retry: defaultRetryPolicy }, stats)
+  const cache = yield* makeAnswerCache(ledger, stats, { cache: "read-write" }, 0, dispatcher)
   yield* measure("client (fake service), 64 at once", (from, count) =>
     Effect.forEach(
       indices(from, count),

@@ -9,6 +9,7 @@
  * - 400, 404, 413, anything else: the record fails with the service's message.
  */
 import { Data, Duration, Effect, Option, Random } from "effect"
+import type { Outage } from "../../service/errors.ts"
 import type { Limiter } from "./limiter.ts"
 
 export class JobAborted extends Data.TaggedError("JobAborted")<{ readonly reason: string }> {
@@ -19,15 +20,18 @@ export class JobAborted extends Data.TaggedError("JobAborted")<{ readonly reason
 
 /** A request that failed for good; the record fails with this. */
 export class RequestFailed extends Data.TaggedError("RequestFailed")<{
-  readonly status: string
   readonly detail: string
   readonly attempts: number
-  /** The client's error of the last attempt: its fields (`systemic`) decide, not its class name. */
-  readonly cause?: ErrorLike | undefined
+  /** The client's error of the last attempt: its fields (`systemic`, `outage`) decide, not its class name. */
+  readonly cause: ErrorLike
 }> {
+  /** The failure's name in the record's outcome (the rejects file, the report): the cause's. */
+  get status(): string {
+    return this.cause._tag
+  }
   /** A cause no record can fix: the circuit breaker counts it. */
   get systemic(): boolean {
-    return this.cause?.systemic === true
+    return this.cause.systemic === true
   }
   override get message() {
     return `${this.status}: ${this.detail} (after ${this.attempts} attempt${this.attempts === 1 ? "" : "s"})`
@@ -41,13 +45,15 @@ export type Classification =
   | { readonly _tag: "Permanent" }
   | { readonly _tag: "Abort" }
 
-interface ErrorLike {
+/** What the policy reads of a client's error: its fields, never its class name (`_tag` only names it). */
+export interface ErrorLike {
   readonly _tag: string
   readonly message: string
   readonly retryable?: boolean
   readonly status?: number
   readonly retryAfter?: Option.Option<Duration.Duration>
   readonly systemic?: boolean
+  readonly outage?: Outage
   readonly rateLimited?: boolean
   readonly abortsJob?: boolean
   readonly unavailable?: boolean
@@ -142,16 +148,13 @@ const retryAfterFailure = <A, E extends ErrorLike, R>(
         case "Abort":
           return yield* Effect.fail(new JobAborted({ reason: error.message }))
         case "Permanent":
-          return yield* Effect.fail(
-            new RequestFailed({ status: error._tag, detail: error.message, attempts: attempts + 1, cause: error })
-          )
+          return yield* Effect.fail(new RequestFailed({ detail: error.message, attempts: attempts + 1, cause: error }))
         case "RateLimited": {
           events.on429()
           rateLimited++
           if (rateLimited > policy.max429) {
             return yield* Effect.fail(
               new RequestFailed({
-                status: error._tag,
                 detail: `${error.message}; gave up after ${rateLimited} 429s`,
                 attempts: attempts + 1,
                 cause: error
@@ -169,9 +172,7 @@ const retryAfterFailure = <A, E extends ErrorLike, R>(
         case "Transient": {
           attempts++
           if (attempts >= policy.maxAttempts) {
-            return yield* Effect.fail(
-              new RequestFailed({ status: error._tag, detail: error.message, attempts, cause: error })
-            )
+            return yield* Effect.fail(new RequestFailed({ detail: error.message, attempts, cause: error }))
           }
           events.onRetry()
           if (c._tag === "Unavailable" && c.retryAfter !== undefined) yield* limiter.pauseFor(c.retryAfter)

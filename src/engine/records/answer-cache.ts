@@ -1,21 +1,17 @@
 /**
  * The answer cache of a run: the ledger first (a text already answered costs nothing), then
  * requests in flight (the same text asked twice at once is sent once), then the service through
- * the model's limiter and the retry policy. New answers go to the ledger's writer; until it
- * commits them they are served from its memory.
+ * the run's dispatcher (the flow: limits, retries, breaker, budget). New answers go to the ledger's
+ * writer; until it commits them they are served from its memory.
  */
 import { Deferred, Effect, FiberId, Option } from "effect"
 import { sha256Key } from "../../pipeline/content-key.ts"
 import { TextService } from "../../service/client.ts"
 import { decodeAnswer } from "../../ledger/answer-codec.ts"
 import type { LedgerService } from "../../ledger/ledger.ts"
-import { makeCircuitBreaker } from "../flow/circuit-breaker.ts"
-import { type Limiter, makeLimiter } from "../flow/limiter.ts"
-import { makeStartGate, startThreshold } from "../flow/start-gate.ts"
-import { JobAborted, RequestFailed, type RetryPolicy, withRetry } from "../flow/retry.ts"
+import { type Dispatcher, JobAborted, type RequestFailed } from "../flow/dispatcher.ts"
 import type { RunStats } from "../run-stats.ts"
 import type { StageRequest } from "../../pipeline/stage.ts"
-import type { RequestBudget } from "../flow/request-budget.ts"
 
 export type CacheMode = "read-write" | "refresh" | "off"
 
@@ -26,15 +22,6 @@ export interface AnswerSettings {
    */
   readonly origin?: string | undefined
   readonly cache: CacheMode
-  readonly rpm: Readonly<Record<string, number>>
-  readonly maxConcurrency: number
-  readonly retry: RetryPolicy
-  /** Requests failing in a row, for a cause no retry can fix, that abort the run (default 10). */
-  readonly breakerThreshold?: number | undefined
-  /** The service's base URL (SVC_BASE_URL), named by the breaker when answers are not the API's. */
-  readonly baseUrl?: string | undefined
-  /** The invocation's request budget (`--max-requests`); none: unlimited. */
-  readonly budget?: RequestBudget | undefined
 }
 
 /** `key`: the request's stored key (`keyOf`), computed once by the fold and handed with it. */
@@ -45,41 +32,16 @@ export const originKey = (origin: string | undefined, contentKey: string): strin
   origin === undefined ? contentKey : sha256Key(origin, contentKey)
 
 /** `since`: answers older than this (ms) are not reused (refresh mode passes the run's start). */
-export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings: AnswerSettings, since: number) =>
+export const makeAnswerCache = (
+  ledger: LedgerService,
+  stats: RunStats,
+  settings: AnswerSettings,
+  since: number,
+  dispatcher: Dispatcher
+) =>
   Effect.gen(function* () {
     const service = yield* TextService
-    const limiters = new Map<string, Limiter>()
     const inflight = new Map<string, InFlight>()
-    const events = { onRetry: () => stats.retry(), on429: () => stats.rateLimited() }
-    const breaker = makeCircuitBreaker(settings.breakerThreshold, settings.baseUrl)
-    // Records start while few in progress are without a request slot (start-gate.ts).
-    const slotsHeld = () => {
-      let n = 0
-      for (const l of limiters.values()) n += l.slotsHeld()
-      return n
-    }
-    const startGate = makeStartGate(slotsHeld, startThreshold(settings.maxConcurrency))
-
-    const limiterFor = (model: string): Effect.Effect<Limiter> =>
-      Effect.suspend(() => {
-        const existing = limiters.get(model)
-        if (existing) return Effect.succeed(existing)
-        const rpm = settings.rpm[model] ?? settings.rpm["*"]
-        // No rpm configured (the spec publishes none): the limiter learns one from the 429s met.
-        return makeLimiter({
-          rpm,
-          maxConcurrency: settings.maxConcurrency,
-          discover: rpm === undefined,
-          onSlotsChange: startGate.notify
-        }).pipe(
-          Effect.tap((l) =>
-            Effect.sync(() => {
-              limiters.set(model, l)
-              if (rpm === undefined) stats.watchRate(model, l.discovered)
-            })
-          )
-        )
-      })
 
     // Hashed once per request: the fold keeps the keys with the prepared stage and hands them to `ask`.
     const keyOf = (request: StageRequest) =>
@@ -87,38 +49,23 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
 
     // Pipes, not a generator: this runs once per request.
     const send = (request: StageRequest, key: string) =>
-      Effect.flatMap(limiterFor(request.model), (limiter) => {
-        const once = Effect.zipRight(
-          Effect.sync(() => stats.request()),
-          request.send(service)
-        )
-        const attempt = settings.budget === undefined ? once : settings.budget.around(once)
-        return withRetry(limiter, settings.retry, events, attempt).pipe(
-          Effect.tapError((e) => {
-            if (e._tag !== "RequestFailed") return Effect.void
-            const reason = breaker.failed(e)
-            return reason === undefined ? Effect.void : Effect.fail(new JobAborted({ reason }))
-          }),
-          Effect.flatMap((answered) => {
-            breaker.succeeded()
-            stats.tokens(answered.tokens)
-            if (settings.cache === "off") return Effect.succeed(answered.value)
-            // The ledger cannot keep answers (disk full, …): every further answer would be paid for and lost.
-            return ledger
-              .putAnswer(
-                { key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens },
-                request.answer,
-                answered.value
-              )
-              .pipe(
-                Effect.mapError((e) => new JobAborted({ reason: e.message })),
-                Effect.map(() => {
-                  remember(key, answered.value)
-                  return answered.value
-                })
-              )
-          })
-        )
+      Effect.flatMap(dispatcher.send(request.model, request.send(service)), (answered) => {
+        stats.tokens(answered.tokens)
+        if (settings.cache === "off") return Effect.succeed(answered.value)
+        // The ledger cannot keep answers (disk full, …): every further answer would be paid for and lost.
+        return ledger
+          .putAnswer(
+            { key, endpoint: request.endpoint, model: request.model, tokens: answered.tokens },
+            request.answer,
+            answered.value
+          )
+          .pipe(
+            Effect.mapError((e) => new JobAborted({ reason: e.message })),
+            Effect.map(() => {
+              remember(key, answered.value)
+              return answered.value
+            })
+          )
       })
 
     // A request in flight; the Deferred its later askers wait on is made only when one comes.
@@ -215,5 +162,5 @@ export const makeAnswerCache = (ledger: LedgerService, stats: RunStats, settings
         return Effect.succeed(stored.value)
       })
     }
-    return { ask, keyOf, prefetch, allKnown, knownAnswers, startGate }
+    return { ask, keyOf, prefetch, allKnown, knownAnswers }
   })

@@ -9,7 +9,7 @@ import { Ledger } from "../../ledger/ledger.ts"
 import type { FailureInfo } from "../../ledger/stored.ts"
 import { makeAnswerCache } from "./answer-cache.ts"
 import { makeStageFold } from "./stage-fold.ts"
-import { defaultRetryPolicy, type RetryPolicy } from "../flow/retry.ts"
+import { defaultRetryPolicy, makeDispatcher, type RetryPolicy } from "../flow/dispatcher.ts"
 import { RunStats } from "../run-stats.ts"
 import type { Fields, Pipeline, Row } from "../../pipeline/stage.ts"
 
@@ -32,25 +32,20 @@ export const processRecords = (pipeline: Pipeline, records: Iterable<Fields>, op
     Effect.gen(function* () {
       const ledger = yield* Ledger
       const stats = new RunStats()
-      const answers = yield* makeAnswerCache(
-        ledger,
-        stats,
+      const dispatcher = yield* makeDispatcher(
         {
-          cache: "read-write",
           rpm: options.rpm ?? {},
           maxConcurrency: options.concurrency ?? 16,
           retry: options.retry ?? defaultRetryPolicy
         },
-        0
+        stats
       )
+      const answers = yield* makeAnswerCache(ledger, stats, { cache: "read-write" }, 0, dispatcher)
       const { fold } = makeStageFold(pipeline, answers, { referenceAnswers: false })
       const results = yield* Effect.forEach(
         records,
         (fields) =>
-          Effect.zipRight(
-            answers.startGate.wait,
-            Effect.ensuring(fold(fields), Effect.sync(answers.startGate.finished))
-          ).pipe(
+          dispatcher.record(fold(fields)).pipe(
             Effect.map((done): ProcessedRecord => ({ _tag: "Done", fields, rows: done.output.rows })),
             // A request that failed for good fails its record (the fold says which stage): no RequestFailed escapes it.
             Effect.catchTag("RecordFailed", (failed) =>

@@ -13,18 +13,11 @@ import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
 import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
 import { outcomesReader } from "../outcome-reader.ts"
 import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold } from "./stage-fold.ts"
-import type { JobAborted, RequestFailed } from "../flow/retry.ts"
+import type { Dispatcher, JobAborted, RequestFailed } from "../flow/dispatcher.ts"
 import type { RunStats } from "../run-stats.ts"
 import type { Prepared, StageRequest } from "../../pipeline/stage.ts"
-import { runPool } from "../flow/worker-pool.ts"
-import { approximateBytes } from "../flow/byte-gate.ts"
-import type { RequestBudget } from "../flow/request-budget.ts"
 import type { Source } from "../../io/source.ts"
 import type { Pipeline } from "../../pipeline/stage.ts"
-import type { Duration } from "effect"
-
-/** Bytes of records queued for or held by the workers (beside their count, `limits.records`). */
-const MAX_QUEUED_BYTES = 64 * 1024 * 1024
 
 /** Records whose stored answers are read in one query. */
 const WINDOW = 512
@@ -33,7 +26,7 @@ const WINDOW = 512
 export const MAX_COLLECTED_COLUMNS = 10_000
 
 /** What the processing pass reads of a run's settings (the run's own type is wider; this one imports nothing of the run). */
-export interface ProcessingSettings extends Omit<AnswerSettings, "origin" | "budget"> {
+export interface ProcessingSettings extends Omit<AnswerSettings, "origin"> {
   /** Where answers come from ("emulator" or the service's base URL): the answers' origin. */
   readonly service?: string | undefined
   readonly pipeline: Pipeline
@@ -42,12 +35,6 @@ export interface ProcessingSettings extends Omit<AnswerSettings, "origin" | "bud
   /** Column holding a stable record id; else fingerprint:ordinal. */
   readonly idField?: string | undefined
   readonly retryFailed: boolean
-  /** Records in progress at once. */
-  readonly recordConcurrency: number
-  /** Completes when the user asks to stop. */
-  readonly stop: Effect.Effect<void>
-  /** How long records in flight may take to finish after a stop. */
-  readonly grace: Duration.Duration
 }
 
 /** A record on its way to a worker, with where the fold stands for it. */
@@ -79,8 +66,8 @@ export interface ProcessingContext {
   readonly resumed: boolean
   /** When the run first started: refresh mode reuses no answer stored before it. */
   readonly startedAt: number
-  /** The invocation's request budget (`--max-requests`). */
-  readonly budget: RequestBudget
+  /** The run's flow (dispatcher.ts): how requests go out, and the workers records go to. */
+  readonly dispatcher: Dispatcher
   /** The output written as records finish, when the sink allows it. */
   readonly inline: OutcomeListener | undefined
   /** The columns the source declares; undefined: collected from the records read. */
@@ -105,13 +92,13 @@ export interface ProcessingResult {
 export const processingPass = (settings: ProcessingSettings, stats: RunStats, context: ProcessingContext) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const { runId, resumed, budget, inline, declared, knownTypes } = context
-    let budgetSpent = false
+    const { runId, resumed, dispatcher, inline, declared, knownTypes } = context
     const answers = yield* makeAnswerCache(
       ledger,
       stats,
-      { ...settings, origin: settings.service, budget },
-      context.startedAt
+      { cache: settings.cache, origin: settings.service },
+      context.startedAt,
+      dispatcher
     )
     const fold = makeStageFold(settings.pipeline, answers, { referenceAnswers: settings.cache !== "off" })
 
@@ -255,29 +242,11 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
       Stream.rechunk(WINDOW),
       Stream.mapChunksEffect(window)
     )
-    const pass = yield* runPool({
-      items: records,
-      workers: settings.recordConcurrency,
-      process,
-      sizeOf: (item) => approximateBytes(item.record.fields),
-      maxBytes: MAX_QUEUED_BYTES,
-      gate: answers.startGate,
-      // After a stop nothing new is sent; what was sent is answered and kept, then the run ends
-      // (the start gate opens, so idle workers reach their end markers).
-      stop: Effect.raceFirst(
-        settings.stop,
-        Effect.tap(budget.spent, () => void (budgetSpent = true))
-      ).pipe(
-        Effect.tap(() => budget.halt),
-        Effect.tap(() => answers.startGate.open())
-      ),
-      grace: settings.grace,
-      drained: budget.drained
-    })
+    const pass = yield* dispatcher.records({ items: records, process, holds: (item) => item.record.fields })
 
     return {
       stopped: pass.stopped,
-      budgetSpent,
+      budgetSpent: pass.budgetSpent,
       columns: [...seen],
       overflow,
       types: kinds.types

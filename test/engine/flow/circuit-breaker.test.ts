@@ -3,17 +3,22 @@
  * wire shape — and never the service's own answers (structured output off its schema, verdicts).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { Emulator } from "../../../src/emulator/emulator.ts"
 import { makeCircuitBreaker } from "../../../src/engine/flow/circuit-breaker.ts"
-import { RequestFailed } from "../../../src/engine/flow/retry.ts"
-import { ModerationParseError, ResponseDecodeError, StructuredOutputError } from "../../../src/service/errors.ts"
+import { type ErrorLike, RequestFailed } from "../../../src/engine/flow/retry.ts"
+import {
+  ModerationParseError,
+  ResponseDecodeError,
+  StructuredOutputError,
+  TimeoutError,
+  TransportError
+} from "../../../src/service/errors.ts"
 import { generate } from "../../../src/stages/generate.ts"
 import { KEY } from "../../helpers.ts"
 import { pipelineOf, runOnce, tempDir, writeRecords } from "../run-helpers.ts"
 
-const failedWith = (e: { readonly _tag: string; readonly message: string; readonly systemic?: boolean }) =>
-  new RequestFailed({ status: e._tag, detail: e.message, attempts: 1, cause: e })
+const failedWith = (e: ErrorLike) => new RequestFailed({ detail: e.message, attempts: 1, cause: e })
 
 describe("circuit breaker", () => {
   it("ten 2xx answers in a row that are not the API's JSON trip it, naming SVC_BASE_URL", () => {
@@ -33,6 +38,33 @@ describe("circuit breaker", () => {
     expect(breaker.failed(failedWith(renamed))).toBeUndefined()
     expect(breaker.failed(failedWith(renamed))).toBeUndefined()
     expect(breaker.failed(failedWith(renamed))).toContain("3 requests in a row failed")
+  })
+
+  it("words its advice from the error's outage field, not its class name", () => {
+    const breaker = makeCircuitBreaker(2)
+    const renamed = {
+      _tag: "SomeRenamedError",
+      message: "no answer in 30s",
+      systemic: true,
+      outage: "timeout"
+    } as const
+    expect(breaker.failed(failedWith(renamed))).toBeUndefined()
+    expect(breaker.failed(failedWith(renamed))).toBe(
+      "2 requests in a row timed out (no answer in 30s): the service is not answering; check its status, or raise SVC_TIMEOUT_MS"
+    )
+  })
+
+  it("a streak is of one kind of outage: another kind starts it over", () => {
+    const breaker = makeCircuitBreaker(3)
+    const timeout = failedWith(new TimeoutError({ endpoint: "chat", after: Duration.seconds(30) }))
+    const refused = failedWith(new TransportError({ endpoint: "chat", detail: "connection refused" }))
+    expect([timeout, timeout, refused, refused].map((e) => breaker.failed(e))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined
+    ])
+    expect(breaker.failed(refused)).toContain("3 requests in a row could not reach the service (transport error")
   })
 
   it("the service's own answers (off their schema, an unparseable verdict) never count", () => {

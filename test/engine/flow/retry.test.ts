@@ -115,6 +115,20 @@ describe("withRetry", () => {
     })
   )
 
+  it.effect("a request failed for good keeps the client's error as its cause; its status names it", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 1 })
+      const notFound = new NotFoundError({ endpoint, serviceMessage: "no such route" })
+      const error = yield* Effect.flip(
+        withRetry(limiter, defaultRetryPolicy, events().hooks, scripted([notFound]).attempt)
+      )
+      if (error._tag !== "RequestFailed") throw new Error(`expected RequestFailed, got ${error._tag}`)
+      expect(error.cause).toBe(notFound)
+      expect(error.status).toBe("NotFoundError")
+      expect(error.systemic).toBe(true)
+    })
+  )
+
   it.effect("a 429 is a delay, not a spent attempt, and honours Retry-After", () =>
     Effect.gen(function* () {
       const limiter = yield* makeLimiter({ maxConcurrency: 4 })

@@ -6,6 +6,7 @@ import { makeStageFold, RecordFailed } from "../../../src/engine/records/stage-f
 import { RequestFailed } from "../../../src/engine/flow/retry.ts"
 import { makePipeline, type Prepared, type Stage, StageInputError } from "../../../src/pipeline/stage.ts"
 import { TextService } from "../../../src/service/client.ts"
+import { BadRequestError } from "../../../src/service/errors.ts"
 import { condition, lengthStage, wordsStage } from "../fake-stages.ts"
 
 // The fake stages never touch the service: any operation they reached would die naming itself.
@@ -13,7 +14,7 @@ const noService = TextService.makeTest({})
 const askLocally: Ask = (request) =>
   request.send(noService).pipe(
     Effect.map((a) => a.value),
-    Effect.mapError((e) => new RequestFailed({ status: e._tag, detail: e.message, attempts: 1 }))
+    Effect.mapError((e) => new RequestFailed({ detail: e.message, attempts: 1, cause: e }))
   )
 const run = (stages: ReadonlyArray<Stage>, fields: Record<string, unknown>, ask: Ask = askLocally) =>
   Effect.runPromise(foldOf(stages, ask).fold(fields))
@@ -62,7 +63,13 @@ describe("record processing", () => {
 
   it("fails the record with the stage, status and the request's label when a request fails for good", async () => {
     const failing: Ask = (request) =>
-      Effect.fail(new RequestFailed({ status: "BadRequestError", detail: `no: ${request.text}`, attempts: 1 }))
+      Effect.fail(
+        new RequestFailed({
+          detail: `no: ${request.text}`,
+          attempts: 1,
+          cause: new BadRequestError({ endpoint: "chat", serviceMessage: "no" })
+        })
+      )
     const labelled = changed(lengthStage("a", "text"), (p) => ({
       ...p,
       requests: p.requests.map((r) => ({ ...r, label: "text chunk 2/3" }))
