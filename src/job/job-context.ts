@@ -5,7 +5,7 @@
 import { Context, Effect, Layer } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
-import { Ledger } from "../ledger/ledger.ts"
+import { SqliteLedger } from "../ledger/sqlite-ledger.ts"
 import { type JobOverrides, resolveJob, type ResolvedJob } from "./resolve-job.ts"
 
 export class JobContext extends Context.Tag("svc-batch/JobContext")<
@@ -29,4 +29,4 @@ export const jobContext = (
   )
 
 /** The ledger of a job (its `state`), opened for the scope it is provided to. */
-export const jobLedger = (job: ResolvedJob) => Ledger.layer({ path: job.state })
+export const jobLedger = (job: ResolvedJob) => SqliteLedger.layer({ path: job.state })
