@@ -68,7 +68,9 @@ describe("start-up modules", () => {
       "src/emulator/server.ts",
       "src/service/http-undici.ts",
       "src/io/sources/parquet.ts",
-      "src/io/sinks/parquet.ts"
+      "src/io/sinks/parquet.ts",
+      // The PostgreSQL client, only for a job whose ledger is on a server.
+      "node_modules/pg"
     ]) {
       expect(loaded(lazy), lazy).toEqual([])
     }
