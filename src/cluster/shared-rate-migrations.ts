@@ -92,7 +92,7 @@ export const sharedRateMigrations: ReadonlyArray<string> = [
     p_origin text, p_model text, p_interval double precision, p_lease_ms double precision,
     p_successes integer, d jsonb
   ) RETURNS TABLE (
-    first_in_ms double precision, step_ms double precision, starts integer,
+    now_ms double precision, first_in_ms double precision, step_ms double precision, starts integer,
     rate_per_s double precision, is_probing boolean, ceiling_per_s double precision, decrease_count integer
   ) LANGUAGE plpgsql AS $$
   DECLARE
@@ -108,7 +108,7 @@ export const sharedRateMigrations: ReadonlyArray<string> = [
     first := greatest(r.tat, now_ms, r.paused_until);
     r.tat := first + k * s;
     PERFORM svc_batch_rate_store(r, now_ms);
-    RETURN QUERY SELECT first - now_ms, s, k, coalesce(1000 / p_interval, r.rate), r.probing, r.ceiling, r.decreases;
+    RETURN QUERY SELECT now_ms, first - now_ms, s, k, coalesce(1000 / p_interval, r.rate), r.probing, r.ceiling, r.decreases;
   END $$;
 
   -- A 429 for a request started p_started_ago ms ago. A Retry-After pauses every worker (when

@@ -48,6 +48,7 @@ export const originOf = (baseUrl: string): string => {
 }
 
 interface LeaseRow {
+  readonly now_ms: number
   readonly first_in_ms: number
   readonly step_ms: number
   readonly starts: number
@@ -155,7 +156,7 @@ export const openSharedRate = (options: SharedRateOptions): Effect.Effect<Shared
                 r.intervalMs === undefined ? JSON.stringify(r.discovery) : null
               ]
             ),
-            (row) => ({ firstInMs: row.first_in_ms, stepMs: row.step_ms, count: row.starts, ...stateOf(row) })
+            (row) => ({ bucketNowMs: row.now_ms, firstInMs: row.first_in_ms, stepMs: row.step_ms, count: row.starts, ...stateOf(row) })
           ),
         rateLimited: (r: RateLimitedReport): Effect.Effect<RateLimitedAnswer> =>
           Effect.map(

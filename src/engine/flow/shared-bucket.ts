@@ -4,8 +4,8 @@
  * any worker meets. The flow paces a model's starts from it (shared-pacer.ts) instead of its own
  * GCRA when the run is given one; concurrency caps and retries stay local.
  *
- * Times cross the port as durations from "now" (never as clock readings), so workers whose clocks
- * disagree still share one schedule: the bucket's own clock orders every start.
+ * The bucket's clock orders every start: a lease says when, on that clock, it was granted, and the
+ * worker maps it onto its own (shared-pacer.ts), so workers whose clocks disagree share one schedule.
  */
 import type { Effect } from "effect"
 import type { RateDiscoverySettings } from "./rate-discovery.ts"
@@ -22,8 +22,10 @@ export interface SharedRateState {
   readonly decreases: number
 }
 
-/** Start times granted to this worker: `count` starts, `stepMs` apart, the first `firstInMs` from now. */
+/** Start times granted to this worker: `count` starts, `stepMs` apart, the first `firstInMs` after `bucketNowMs`. */
 export interface StartLease extends SharedRateState {
+  /** The bucket's clock when it granted the lease (ms). */
+  readonly bucketNowMs: number
   readonly firstInMs: number
   readonly stepMs: number
   readonly count: number

@@ -5,7 +5,7 @@
  * round trip overlaps the wait. A lease's starts are consecutive at the whole cluster's rate, so
  * starts of several workers interleave lease by lease and their sum keeps the rate.
  *
- * - A start not taken within one lease's span of its time is dropped, not made up in a burst.
+ * - A start not taken within `lateMs` of its time is dropped, not made up in a burst.
  * - A 429 is told to the bucket: a pause (Retry-After) or a lower discovered rate is what every
  *   worker's next lease sees; this worker drops the starts it holds at once.
  * - Successes are counted locally and reported with the next call (they raise a discovered rate).
@@ -19,6 +19,11 @@ export interface SharedPacerSettings {
   readonly rpm?: number | undefined
   /** Time one lease covers at the rate (default 200 ms). */
   readonly leaseMs?: number | undefined
+  /**
+   * How late a leased start may still be taken (default 500 ms: half the depth of a service bucket
+   * holding a second's worth, as the emulator's); an older one is dropped, not made up in a burst.
+   */
+  readonly lateMs?: number | undefined
   readonly discovery?: Partial<RateDiscoverySettings> | undefined
 }
 
@@ -31,6 +36,7 @@ interface Segment {
 export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSettings) => {
   const intervalMs = settings.rpm !== undefined && settings.rpm > 0 ? 60_000 / settings.rpm : undefined
   const leaseMs = settings.leaseMs ?? 200
+  const lateMs = settings.lateMs ?? 500
   const discovery: RateDiscoverySettings = { ...defaultRateDiscovery, ...settings.discovery }
   // Leased starts not yet taken, oldest first, on this worker's clock.
   const segments: Array<Segment> = []
@@ -42,12 +48,18 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
   let epoch = 0
   let pausedUntil = 0
   let seen: SharedRateState | undefined
+  // The bucket's clock less this worker's, from the lease with the shortest round trip (off by at
+  // most half of it); the best round trip kept is counted 1 ms longer per 10 s, so drift is followed.
+  // A lease answered late (a busy event loop) thus never shifts its starts later, onto the next's.
+  let offset = 0
+  let offsetRtt = Number.POSITIVE_INFINITY
+  let offsetAt = 0
 
-  /** The next held start at or after `now − leaseMs` (older ones are dropped). */
+  /** The next held start at or after `now − lateMs` (older ones are dropped). */
   const take = (now: number): number | undefined => {
     while (segments.length > 0) {
       const s = segments[0]!
-      const stale = s.next < now - leaseMs ? Math.min(s.left, Math.ceil((now - leaseMs - s.next) / s.step)) : 0
+      const stale = s.next < now - lateMs ? Math.min(s.left, Math.ceil((now - lateMs - s.next) / s.step)) : 0
       s.next += stale * s.step
       s.left -= stale
       held -= stale
@@ -77,15 +89,22 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
     leasing = done
     const reported = successes
     successes = 0
-    return bucket.lease({ intervalMs, leaseMs, successes: reported, discovery }).pipe(
-      Effect.flatMap((lease) =>
+    return Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
+      Effect.flatMap(bucket.lease({ intervalMs, leaseMs, successes: reported, discovery }), (lease) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
+          const rtt = now - sentAt
+          if (rtt <= offsetRtt + (now - offsetAt) / 10_000) {
+            offset = lease.bucketNowMs - (sentAt + now) / 2
+            offsetRtt = rtt
+            offsetAt = now
+          }
           seen = lease
-          segments.push({ next: now + lease.firstInMs, step: lease.stepMs, left: lease.count })
+          segments.push({ next: lease.bucketNowMs - offset + lease.firstInMs, step: lease.stepMs, left: lease.count })
           held += lease.count
           lastCount = lease.count
         })
-      ),
+      )
+    ).pipe(
       Effect.ensuring(
         Effect.suspend(() => {
           leasing = undefined
