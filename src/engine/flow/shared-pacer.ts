@@ -1,8 +1,8 @@
 /**
  * A model's starts paced from a shared bucket (shared-bucket.ts) instead of the limiter's own
  * GCRA: the worker leases a few start times at once (one round trip per lease, ~200 ms of the
- * rate) and spends them locally, asking for the next lease when half of the last is left, so the
- * round trip overlaps the wait. A lease's starts are consecutive at the whole cluster's rate, so
+ * rate) and spends them locally, asking for the next lease (in the background) when half of the
+ * last is left, so the round trip overlaps the starts still held. A lease's starts are consecutive at the whole cluster's rate, so
  * starts of several workers interleave lease by lease and their sum keeps the rate.
  *
  * - A start not taken within `lateMs` of its time is dropped, not made up in a burst.
@@ -118,7 +118,7 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
   /** Waits out a pause, then for a leased start; gives the time the start was granted. */
   const pace: Effect.Effect<number> = Effect.gen(function* () {
     while (true) {
-      let now = yield* Clock.currentTimeMillis
+      const now = yield* Clock.currentTimeMillis
       if (now < pausedUntil) {
         yield* Effect.sleep(Duration.millis(pausedUntil - now))
         continue
@@ -128,13 +128,9 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
         yield* refill
         continue
       }
-      // Half the last lease left: the next one is asked for now, while these starts are spent.
-      if (held < lastCount / 2 && leasing === undefined) {
-        const drawnIn = epoch
-        yield* refill
-        if (epoch !== drawnIn) continue
-        now = yield* Clock.currentTimeMillis
-      }
+      // Half the last lease left: the next one is asked for now, beside this start (a lost server
+      // then fails the next request that waits for a lease).
+      if (held < lastCount / 2 && leasing === undefined) yield* Effect.forkDaemon(refill)
       if (at <= now) return now
       const drawnIn = epoch
       yield* Effect.sleep(Duration.millis(at - now))
