@@ -23,7 +23,7 @@ const memoryBucket = (answerDelays: Array<number> = []) => {
         const first = Math.max(tat, now, pausedUntil)
         tat = first + count * step
         return { ...state, bucketNowMs: now, firstInMs: first - now, stepMs: step, count }
-      }).pipe(Effect.delay(Duration.millis(answerDelays.shift() ?? 0))),
+      }).pipe(Effect.tap(() => Effect.sleep(Duration.millis(answerDelays.shift() ?? 0)))),
     rateLimited: (r) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         calls.rateLimited++
