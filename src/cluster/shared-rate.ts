@@ -156,7 +156,13 @@ export const openSharedRate = (options: SharedRateOptions): Effect.Effect<Shared
                 r.intervalMs === undefined ? JSON.stringify(r.discovery) : null
               ]
             ),
-            (row) => ({ bucketNowMs: row.now_ms, firstInMs: row.first_in_ms, stepMs: row.step_ms, count: row.starts, ...stateOf(row) })
+            (row) => ({
+              bucketNowMs: row.now_ms,
+              firstInMs: row.first_in_ms,
+              stepMs: row.step_ms,
+              count: row.starts,
+              ...stateOf(row)
+            })
           ),
         rateLimited: (r: RateLimitedReport): Effect.Effect<RateLimitedAnswer> =>
           Effect.map(
