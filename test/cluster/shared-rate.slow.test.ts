@@ -4,7 +4,7 @@
  * client is a store of its own (its own pool), as two workers are.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Exit, Redacted } from "effect"
 import { openSharedRate } from "../../src/cluster/shared-rate.ts"
 import { defaultRateDiscovery } from "../../src/engine/flow/rate-discovery.ts"
 import { startPostgres, type ThrowawayPostgres } from "../support/postgres.ts"
@@ -108,6 +108,17 @@ describe("shared rate bucket", () => {
       // The same service named with a key in its URL, or a trailing slash, is the same bucket.
       const same = yield* store.bucket("http://user:secret@127.0.0.1:9/v1/", "svc3-guard").lease(configured())
       expect(same.firstInMs).toBeGreaterThan(2900)
+    })
+  )
+
+  it.scopedLive("a wrong password: unreachable (exit 10), named by host, the password never in the message", () =>
+    Effect.gen(function* () {
+      const wrong = server.url.replace(server.password, "not-the-password")
+      const exit = yield* Effect.exit(openSharedRate({ url: Redacted.make(wrong), connectTimeoutMs: 3000 }))
+      const error = Exit.isFailure(exit) ? (exit.cause as { error?: unknown }).error : undefined
+      expect(error).toMatchObject({ _tag: "LedgerError", unreachable: true, exitCode: 10 })
+      expect((error as Error).message).toContain(`cannot reach PostgreSQL at 127.0.0.1:${server.port}`)
+      expect((error as Error).message).not.toContain("not-the-password")
     })
   )
 })
