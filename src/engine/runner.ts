@@ -24,6 +24,7 @@ import type { OutputResult } from "./output/output-writer.ts"
 import { type InlineLimits, inlineOutputFits, openInlineOutput } from "./output/inline-output.ts"
 import { MAX_COLLECTED_COLUMNS, processingPass } from "./records/processing-pass.ts"
 import type { RetryPolicy } from "./flow/retry.ts"
+import type { SharedRate } from "./flow/shared-bucket.ts"
 import { closeRun, markInterrupted, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
@@ -70,6 +71,8 @@ export interface RunSettings {
   readonly breakerThreshold?: number | undefined
   /** SVC_BASE_URL when set (the breaker names it when its answers are not the API's). */
   readonly baseUrl?: string | undefined
+  /** A cluster's rate shared by every worker (FlowSettings.sharedRate; cluster/shared-rate.ts opens it). */
+  readonly sharedRate?: SharedRate | undefined
   /** Completes when the user asks to stop (first SIGINT/SIGTERM). */
   readonly stop: Effect.Effect<void>
   /** Requests this invocation may send (`--max-requests`); reaching it stops the run as a stop does. */
