@@ -6,15 +6,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Ref } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
-import { jobLedger } from "../job/job-context.ts"
+import { JobContext } from "../job/job-context.ts"
 import { describeGc } from "./present/gc-lines.ts"
 import { decodeRetentionOverrides } from "../job/job-file.ts"
 import { ConfigError } from "./endpoint.ts"
-import { stateOption } from "./state-option.ts"
+import { pastRunsContext, stateOption } from "./state-option.ts"
 import { waitOption } from "./wait-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { jobWithLedger } from "./job-ledger.ts"
-import { lockJob } from "./job-lock.ts"
+import { whileLocked } from "./job-lock.ts"
 import { CommandOutcome, done, ending, Outcome } from "./outcome.ts"
 import { viewOf } from "./run-view.ts"
 
@@ -43,7 +42,7 @@ export const gcCommand = Command.make(
         runs: Option.getOrUndefined(o.keepRuns),
         answerDays: Option.getOrUndefined(o.answerDays)
       })
-      const job = yield* jobWithLedger(o.job, o.state)
+      const { job } = yield* JobContext
       const keep = flags.runs ?? job.job.retention.runs
       const days = flags.answerDays ?? job.job.retention.answerDays
       const collect = Effect.gen(function* () {
@@ -55,18 +54,16 @@ export const gcCommand = Command.make(
           })
         }
         return yield* ledger.gc(job.name, keep, Date.now() - days * DAY)
-      }).pipe(Effect.provide(jobLedger(job)))
+      })
       // Exit 7 (or wait) while another invocation of the job holds its lock: between taking the
       // lock and starting its run row, a run is not yet "going on" in the ledger. A signal while
       // waiting (--wait) ends the command with 130, nothing deleted.
-      const result = yield* Effect.scoped(
-        Effect.zipRight(lockJob(job.name, job.state, { wait: o.wait }), collect)
-      ).pipe(
+      const result = yield* whileLocked(collect, { wait: o.wait }).pipe(
         Effect.onInterrupt(() => Effect.flatMap(CommandOutcome, (outcome) => Ref.set(outcome, Outcome.Interrupted())))
       )
       yield* Console.log(o.json ? JSON.stringify(result) : `svc-batch gc ${job.name}: ${describeGc(result)}`)
       return done
-    })
+    }).pipe(Effect.provide(pastRunsContext(o, { checked: true })))
   )
 ).pipe(
   Command.withDescription(

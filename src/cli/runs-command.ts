@@ -2,9 +2,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
-import { jobLedger } from "../job/job-context.ts"
-import { stateOption } from "./state-option.ts"
-import { jobWithLedger } from "./job-ledger.ts"
+import { JobContext, withJobLedger } from "../job/job-context.ts"
+import { pastRunsContext, stateOption } from "./state-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { viewsWithLock } from "./run-liveness.ts"
 import { runsTable } from "./run-view.ts"
@@ -22,18 +21,20 @@ export const runsCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job, o.state)
-      const views = yield* viewsWithLock(
-        Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
-        job.state
-      ).pipe(Effect.provide(jobLedger(job)))
+      const { job } = yield* JobContext
+      const views = yield* withJobLedger(
+        viewsWithLock(
+          Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
+          job.state
+        )
+      )
       if (o.json) {
         for (const v of views) yield* Console.log(JSON.stringify(v))
         return
       }
       if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${job.state}`)
       yield* Console.log(runsTable(views).join("\n"))
-    })
+    }).pipe(Effect.provide(pastRunsContext(o)))
 ).pipe(
   Command.withDescription(
     "List a job's runs with outcome, counts, duration, requests and cache hits; sends nothing. Example: svc-batch runs jobs/nightly.yaml --limit 7"
