@@ -4,22 +4,28 @@
  * no longer exists — a SIGKILL, a crash, a reboot) is stale at once, not after 15 s of silence.
  */
 import { Effect } from "effect"
-import type { Run } from "../ledger/ledger.ts"
+import type { Ledger, Run } from "../ledger/ledger.ts"
+import { recordsRemoved } from "../report/records-removed.ts"
 import { lockOwnerGone } from "./job-lock.ts"
 import { type RunView, viewOf } from "./run-view.ts"
 
-/** `read` is done again when the lock says gone: a run that ended meanwhile marked its end before releasing the lock. */
+/**
+ * `read` is done again when the lock says gone: a run that ended meanwhile marked its end before
+ * releasing the lock. Each view says whether retention removed the run's records.
+ */
 export const viewsWithLock = <E, R>(
   read: Effect.Effect<ReadonlyArray<Run>, E, R>,
   ledger: string
-): Effect.Effect<ReadonlyArray<RunView>, E, R> =>
+): Effect.Effect<ReadonlyArray<RunView>, E, R | Ledger> =>
   Effect.gen(function* () {
+    const withRemoved = (runs: ReadonlyArray<Run>) =>
+      Effect.forEach(runs, (run) => Effect.map(recordsRemoved(run), (removed) => ({ run, removed })))
     const runs = yield* read
     if (!runs.some((r) => r.status === "running") || lockOwnerGone(ledger) === undefined)
-      return runs.map((r) => viewOf(r))
+      return (yield* withRemoved(runs)).map(({ run, removed }) => viewOf(run, Date.now(), undefined, removed))
     const again = yield* read
     // Checked again after the second read: an invocation that took the lock meanwhile is alive.
     const gone = lockOwnerGone(ledger)
     const now = Date.now()
-    return again.map((r) => viewOf(r, now, gone))
+    return (yield* withRemoved(again)).map(({ run, removed }) => viewOf(run, now, gone, removed))
   })

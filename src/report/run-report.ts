@@ -9,6 +9,7 @@
  */
 import { Schema } from "effect"
 import { DiscoveredRate } from "../ledger/stored.ts"
+import { recordsRemovedNote } from "./records-removed.ts"
 
 const Count = Schema.NonNegativeInt
 
@@ -79,6 +80,8 @@ export const RunReport = Schema.Struct({
   /** Whether the input's text was available for excerpts and the breakdown. */
   inputAvailable: Schema.Boolean,
   records: Schema.Struct({ total: Count, done: Count, failed: Count, unreadable: Count }),
+  /** Retention removed the run's per-record outcomes: `records` are its saved statistics, nothing per record is left. */
+  recordsRemoved: Schema.optional(Schema.Literal(true)),
   failures: Schema.Array(
     Schema.Struct({ stage: Schema.String, status: Schema.String, count: Count, example: Schema.String })
   ),
@@ -97,3 +100,7 @@ export type RunReport = typeof RunReport.Type
 
 export const encodeReportJson = (report: RunReport): string =>
   JSON.stringify(Schema.encodeSync(RunReport)(report), null, 2)
+
+/** What a reader must know before the figures, one sentence each (the report's files and `report`'s lines). */
+export const reportNotes = (report: RunReport): ReadonlyArray<string> =>
+  report.recordsRemoved === true ? [recordsRemovedNote(report.runId)] : []

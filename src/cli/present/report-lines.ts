@@ -1,11 +1,12 @@
 /** The report's lines after a run or `report`: where it went, its figures, the thresholds it exceeds. */
 import { Console, Effect } from "effect"
-import type { RunReport } from "../../report/run-report.ts"
+import { reportNotes, type RunReport } from "../../report/run-report.ts"
 import type { ReportFiles } from "../../report/write-report.ts"
 
 /** Prints where the report went and what it exceeds; returns whether it exceeded a threshold. */
 export const announceReport = (report: RunReport, files: ReportFiles, alerts: ReadonlyArray<string>) =>
   Effect.gen(function* () {
+    for (const note of reportNotes(report)) yield* Console.log(`  note    ${note}`)
     const m = report.moderation
     if (m !== undefined) {
       const changes = m.changes
