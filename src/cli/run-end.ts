@@ -34,7 +34,8 @@ export const runEnd = (job: ResolvedJob, pipeline: Pipeline) => {
           input,
           summary.outputPath ?? job.output.path
         )
-        exceeded = yield* announceReport(report, files, alerts)
+        // The summary above gave the report's notes already.
+        exceeded = yield* announceReport(report, files, alerts, { notes: false })
       }
       const gc = yield* applyRetention(summary, job.name, job.job.retention, verdictColumn)
       if (gc.records > 0 || gc.answers > 0) yield* Console.log(`  ledger  retention: ${describeGc(gc)}`)

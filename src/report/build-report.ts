@@ -218,14 +218,13 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
       durationMs: run.finishedAt !== null ? run.finishedAt - run.startedAt : null,
       service: run.service,
       inputAvailable: tallied.withInput,
-      records: removed
-        ? {
-            total: stats.done + stats.failed + stats.readRejects,
-            done: stats.done,
-            failed: stats.failed,
-            unreadable: stats.readRejects
-          }
-        : { total: done + failed + stats.readRejects, done, failed, unreadable: stats.readRejects },
+      records: {
+        ...(removed
+          ? { total: stats.done + stats.failed + stats.readRejects, done: stats.done, failed: stats.failed }
+          : { total: done + failed + stats.readRejects, done, failed }),
+        unreadable: stats.readRejects,
+        ...(stats.readRejectsNotUtf8 > 0 ? { notUtf8: stats.readRejectsNotUtf8 } : {})
+      },
       ...(removed ? { recordsRemoved: true as const } : {}),
       failures: [...failures.values()].sort((a, b) => b.count - a.count),
       requests: stats.requests,
