@@ -1,4 +1,4 @@
-/** `run`'s flags, and what they override in the job (`retry` gives the same with `reopen`). */
+/** `run`'s flags, and what they override in the job (`retry` gives the same with `retry`). */
 import { Args, type Command, Options } from "@effect/cli"
 import { Option } from "effect"
 import { Encoding } from "../io/encoding.ts"
@@ -83,8 +83,10 @@ export const options = {
   wait: waitOption
 }
 
-/** What the `run` command's handler takes; `retry` gives the same with `reopen`. */
-export type RunInput = Command.Command.ParseConfig<typeof options> & { readonly reopen?: number | undefined }
+/** What the `run` command's handler takes; `retry` gives the same with `retry`: the run to reopen (default: the last). */
+export type RunInput = Command.Command.ParseConfig<typeof options> & {
+  readonly retry?: { readonly run: Option.Option<number> } | undefined
+}
 
 const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 

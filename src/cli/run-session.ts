@@ -1,7 +1,7 @@
 /**
  * The run of a locked job: the reading phase (fingerprint, row estimate) and the run against the
  * service, under the progress display — which lives from the first read of the input to the end
- * of the run, so it is gone before the summary. Needs the job's ledger.
+ * of the run, so it is gone before the summary. Needs the job's context and ledger.
  */
 import { Console, Duration, Effect, Option } from "effect"
 import { reportProgress, statusLine } from "../engine/progress.ts"
@@ -13,21 +13,57 @@ import type { RowTallies } from "../engine/output/row-tally.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { checkReadable } from "../io/input-access.ts"
 import { measureInput, openSource } from "../io/sources/index.ts"
+import { chosenRun, JobContext } from "../job/job-context.ts"
 import type { ResolvedJob } from "../job/resolve-job.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
+import { logFormat } from "./log-format.ts"
 import { newRunCommand, type RunInput } from "./run-flags.ts"
 
 /** What a run takes beyond its job: the flags that shape it, the stop signal, the output's row consumers. */
 export interface SessionSettings {
-  readonly flags: Pick<RunInput, "newRun" | "reopen" | "retryFailed">
+  readonly flags: Pick<RunInput, "newRun" | "retry" | "retryFailed">
   readonly maxRequests: number | undefined
   readonly stop: Effect.Effect<void>
   /** Row consumers fed as the output is written (the report's tally, the verdicts' count). */
   readonly tallies: RowTallies
 }
 
-export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: SessionSettings, stats: RunStats) => {
+export const runSession = (settings: SessionSettings, stats: RunStats) =>
+  Effect.gen(function* () {
+    const { job, pipeline } = yield* JobContext
+    // `retry`: the run it names (or the last), looked up in the ledger this run uses.
+    const retry = settings.flags.retry
+    const reopen = retry === undefined ? undefined : (yield* chosenRun(retry.run)).id
+    // After a stop the line says so (and shows no ETA) until the records in flight are done.
+    yield* Effect.forkScoped(
+      Effect.zipRight(
+        settings.stop,
+        Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))
+      )
+    )
+    const summary = yield* session(job, pipeline, settings, reopen, stats)
+    // The run's end as a log event too (for `--log-format json` collectors).
+    yield* Effect.logInfo(`run ${summary.runId} ${summary.status}`).pipe(
+      Effect.annotateLogs({
+        event: "run-end",
+        job: job.name,
+        run: summary.runId,
+        status: summary.status,
+        counters: stats.snapshot()
+      }),
+      Effect.when(() => logFormat.format === "json")
+    )
+    return summary
+  })
+
+const session = (
+  job: ResolvedJob,
+  pipeline: Pipeline,
+  settings: SessionSettings,
+  reopen: number | undefined,
+  stats: RunStats
+) => {
   const input = job.input.path
   const inputFormat = job.input.format
   // A line on stdout while the progress line may be drawn on the same terminal: cleared first.
@@ -64,9 +100,9 @@ export const runSession = (job: ResolvedJob, pipeline: Pipeline, settings: Sessi
           service: originOf(endpoint),
           baseUrl: endpoint.emulated ? undefined : endpoint.baseUrl,
           newRun: o.newRun,
-          reopen: o.reopen,
+          reopen,
           // `retry` reopens a given run: no --new-run there.
-          newRunCommand: o.reopen === undefined ? newRunCommand(process.argv) : undefined,
+          newRunCommand: reopen === undefined ? newRunCommand(process.argv) : undefined,
           pipeline,
           source: openSource(input, inputFormat, job.input),
           fingerprint,

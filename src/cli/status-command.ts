@@ -6,9 +6,8 @@
 import { withDefaultShown } from "./option-default.ts"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect } from "effect"
-import { jobLedger } from "../job/job-context.ts"
-import { stateOption } from "./state-option.ts"
-import { chosenRun, jobWithLedger } from "./job-ledger.ts"
+import { chosenRun, JobContext, withJobLedger } from "../job/job-context.ts"
+import { pastRunsContext, stateOption } from "./state-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { lockSeenHere, viewsWithLock } from "./run-liveness.ts"
 import { statusLines } from "./run-view.ts"
@@ -30,29 +29,31 @@ export const statusCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job, o.state)
+      const { job } = yield* JobContext
       const show = Effect.gen(function* () {
         const [view] = yield* viewsWithLock(
-          Effect.map(chosenRun(o.job, job, o.run), (run) => [run]),
+          Effect.map(chosenRun(o.run), (run) => [run]),
           lockSeenHere(job)
         )
         yield* Console.log(o.json ? JSON.stringify(view) : statusLines(view!, o.job).join("\n"))
         return view!
       })
-      yield* Effect.gen(function* () {
-        let view = yield* show
-        if (!o.watch) return
-        while (view.state === "running") {
-          yield* Effect.sleep(Duration.seconds(Math.max(1, o.interval)))
-          view = yield* show
-        }
-        // The end of the watch, said (as text only: --json prints one object per refresh).
-        if (!o.json)
-          yield* Console.log(
-            `watch ended: run ${view.id} is no longer running (${view.state}${view.staleCause ? `: ${view.staleCause}` : ""})`
-          )
-      }).pipe(Effect.provide(jobLedger(job)))
-    })
+      yield* withJobLedger(
+        Effect.gen(function* () {
+          let view = yield* show
+          if (!o.watch) return
+          while (view.state === "running") {
+            yield* Effect.sleep(Duration.seconds(Math.max(1, o.interval)))
+            view = yield* show
+          }
+          // The end of the watch, said (as text only: --json prints one object per refresh).
+          if (!o.json)
+            yield* Console.log(
+              `watch ended: run ${view.id} is no longer running (${view.state}${view.staleCause ? `: ${view.staleCause}` : ""})`
+            )
+        })
+      )
+    }).pipe(Effect.provide(pastRunsContext(o)))
 ).pipe(
   Command.withDescription(
     "Show where a job's run stands (also while it runs elsewhere): counts, rate, ETA, 429s; sends nothing. Example: svc-batch status jobs/nightly.yaml --watch"

@@ -24,6 +24,21 @@ export const Encoding = Schema.Literal(...Encodings)
 export type Encoding = typeof Encoding.Type
 export const DefaultEncoding: Encoding = "utf-8"
 
+const NOT_UTF8 = "invalid UTF-8 on line"
+
+/** Whether a rejected row's reason is bytes that are not UTF-8 in a text input read as UTF-8. */
+export const isNotUtf8 = (reason: string) => reason.startsWith(NOT_UTF8)
+
+/**
+ * The one line a run's summary, `plan` and the report give when most rejected rows are not UTF-8:
+ * the file is most likely in another encoding (a Shift_JIS export read as UTF-8), not broken row
+ * by row.
+ */
+export const encodingHint = (rejected: number, notUtf8: number): string | undefined =>
+  notUtf8 * 2 > rejected
+    ? `most rejected rows are not UTF-8 (${notUtf8} of ${rejected}): set input.encoding (e.g. shift_jis) or --input-encoding`
+    : undefined
+
 export interface DecodedInput {
   /** UTF-8 bytes for the parser. */
   readonly stream: Readable
@@ -112,7 +127,7 @@ export const openDecoded = (path: string, encoding: Encoding, options: DecodeOpt
         if (invalidLines.size === 0) return undefined
         for (let l = first; l <= last; l++)
           if (invalidLines.has(l))
-            return `invalid UTF-8 on line ${lineOf(l)} (set input.encoding if the file is in another encoding)`
+            return `${NOT_UTF8} ${lineOf(l)} (set input.encoding if the file is in another encoding)`
         return undefined
       }
     }

@@ -1,6 +1,6 @@
 /**
  * Every check of a job that needs no request, in one place, for every command that reads a job
- * before sending: `plan`, `run --dry-run`, `check`, `run` and `retry` accept and refuse the same job
+ * before sending: `plan`, `run --dry-run`, `check`, `run`, `retry` and `gc` accept and refuse the same job
  * the same way (exit 2, the same message): an rpm for a model no stage uses, an output format no
  * sink has, a vector store the pipeline cannot feed or that another job owns, a column the job
  * reads that the input lacks. An input that cannot be read is left to the command's own read of

@@ -10,6 +10,7 @@ import { Ledger, type LedgerService, type Run, type StoredRecord } from "../ledg
 import { Categories, CategoryCodes, isCategoryCode } from "../service/moderation.ts"
 import type { ModerationSection, RunReport } from "./run-report.ts"
 import { codesOf, makeReportTally, type ReportTally, tally } from "./report-tally.ts"
+import { recordsRemoved } from "./records-removed.ts"
 
 const isTally = (from: Source | ReportTally): from is ReportTally => "_tag" in from && from._tag === "ReportTally"
 
@@ -207,6 +208,8 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
     }
 
     const stats = run.stats
+    // Retention removed the run's records: its saved counts, said to be so.
+    const removed = yield* recordsRemoved(run)
     const report: RunReport = {
       job: run.job,
       runId: run.id,
@@ -216,7 +219,14 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
       durationMs: run.finishedAt !== null ? run.finishedAt - run.startedAt : null,
       service: run.service,
       inputAvailable: tallied.withInput,
-      records: { total: done + failed + stats.readRejects, done, failed, unreadable: stats.readRejects },
+      records: {
+        ...(removed
+          ? { total: stats.done + stats.failed + stats.readRejects, done: stats.done, failed: stats.failed }
+          : { total: done + failed + stats.readRejects, done, failed }),
+        unreadable: stats.readRejects,
+        ...(stats.readRejectsNotUtf8 > 0 ? { notUtf8: stats.readRejectsNotUtf8 } : {})
+      },
+      ...(removed ? { recordsRemoved: true as const } : {}),
       failures: [...failures.values()].sort((a, b) => b.count - a.count),
       requests: stats.requests,
       cacheHits: stats.cacheHits,

@@ -3,7 +3,7 @@
  * and nothing fetched, so it opens anywhere (a mail attachment, an air-gapped machine). Every
  * value from the data is escaped.
  */
-import type { RunReport } from "./run-report.ts"
+import { reportNotes, type RunReport } from "./run-report.ts"
 
 const esc = (v: unknown) =>
   String(v ?? "").replace(
@@ -42,7 +42,9 @@ export const renderHtml = (r: RunReport, listed = 500): string => {
   const m = r.moderation
   const sections: Array<string> = []
   sections.push(
-    `<section><h2>Summary</h2>${table(
+    `<section><h2>Summary</h2>${reportNotes(r)
+      .map((n) => `<p class="note">${esc(n)}</p>`)
+      .join("")}${table(
       ["records", "done", "failed", "unreadable", "requests", "cache hits", "tokens", "retries", "429s"],
       [
         [
@@ -152,7 +154,7 @@ ${
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Hiragino Sans","Noto Sans CJK JP",sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1d2330}
 h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;border-bottom:1px solid #dde1e8;padding-bottom:4px;margin-top:28px}h3{font-size:15px}
 table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f3f5f8}
-td{max-width:520px;overflow-wrap:anywhere}.none{color:#6b7280}.meta{color:#4b5563}
+td{max-width:520px;overflow-wrap:anywhere}.none{color:#6b7280}.note{border-left:3px solid #d97706;padding-left:8px}.meta{color:#4b5563}
 .emulator{background:#fef3c7;border:1px solid #d97706;padding:6px 10px;font-weight:600}.chart rect{fill:#c2410c}.chart text{font-size:12px;fill:#1d2330}
 </style></head><body>
 <h1>${esc(r.job)} — run ${esc(r.runId)} <small>(${esc(r.status)})</small></h1>

@@ -1,5 +1,5 @@
 /** The report as Markdown, to paste into a chat or a ticket. */
-import type { RunReport } from "./run-report.ts"
+import { reportNotes, type RunReport } from "./run-report.ts"
 
 const cell = (v: unknown) =>
   String(v ?? "")
@@ -25,6 +25,7 @@ export const renderMarkdown = (r: RunReport, listed = 50): string => {
     ""
   )
   out.push("## Summary", "")
+  for (const note of reportNotes(r)) out.push(`> ${note}`, "")
   out.push(
     table(
       ["records", "done", "failed", "unreadable", "requests", "cache hits", "tokens", "retries", "429s"],

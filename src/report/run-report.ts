@@ -9,6 +9,8 @@
  */
 import { Schema } from "effect"
 import { DiscoveredRate } from "../ledger/stored.ts"
+import { encodingHint } from "../io/encoding.ts"
+import { recordsRemovedNote } from "./records-removed.ts"
 
 const Count = Schema.NonNegativeInt
 
@@ -78,7 +80,16 @@ export const RunReport = Schema.Struct({
   service: Schema.NullOr(Schema.String),
   /** Whether the input's text was available for excerpts and the breakdown. */
   inputAvailable: Schema.Boolean,
-  records: Schema.Struct({ total: Count, done: Count, failed: Count, unreadable: Count }),
+  records: Schema.Struct({
+    total: Count,
+    done: Count,
+    failed: Count,
+    unreadable: Count,
+    /** Of the unreadable rows, those that are not UTF-8 (absent when none). */
+    notUtf8: Schema.optional(Count)
+  }),
+  /** Retention removed the run's per-record outcomes: `records` are its saved statistics, nothing per record is left. */
+  recordsRemoved: Schema.optional(Schema.Literal(true)),
   failures: Schema.Array(
     Schema.Struct({ stage: Schema.String, status: Schema.String, count: Count, example: Schema.String })
   ),
@@ -97,3 +108,12 @@ export type RunReport = typeof RunReport.Type
 
 export const encodeReportJson = (report: RunReport): string =>
   JSON.stringify(Schema.encodeSync(RunReport)(report), null, 2)
+
+/** What a reader must know before the figures, one sentence each (the report's files and `report`'s lines). */
+export const reportNotes = (report: RunReport): ReadonlyArray<string> => {
+  const hint = encodingHint(report.records.unreadable, report.records.notUtf8 ?? 0)
+  return [
+    ...(report.recordsRemoved === true ? [recordsRemovedNote(report.runId)] : []),
+    ...(hint === undefined ? [] : [hint])
+  ]
+}

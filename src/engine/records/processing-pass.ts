@@ -10,6 +10,7 @@ import { Chunk, Effect, Option, Stream } from "effect"
 import { Ledger, type LedgerError, type RecordOutcome, type StoredRecord } from "../../ledger/ledger.ts"
 import type { SourceItem, SourceRecord } from "../../io/source.ts"
 import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
+import { isNotUtf8 } from "../../io/encoding.ts"
 import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
 import { outcomesReader } from "../output/outcome-reader.ts"
 import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold } from "./stage-fold.ts"
@@ -236,7 +237,7 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
           if (!knownTypes) kinds.observe(item.fields)
           return Option.some(item)
         }
-        stats.readReject()
+        stats.readReject(isNotUtf8(item.reason))
         return Option.none()
       }),
       Stream.rechunk(WINDOW),
