@@ -3,16 +3,16 @@
  * resolved as `run` resolves it, and a clear error when the job has not run yet.
  */
 import { Effect, Option } from "effect"
-import { existsSync } from "node:fs"
-import { resolveJob, type ResolvedJob } from "../job/resolve-job.ts"
+import { ledgerMayExist, ledgerName, resolveJob, type ResolvedJob } from "../job/resolve-job.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { ConfigError } from "./endpoint.ts"
+import { type LedgerChoice, ledgerOverrides } from "./state-option.ts"
 
-/** The resolved job, if its ledger (`--state`, else the job's) exists. */
-export const jobWithLedger = (file: string, state: Option.Option<string>) =>
+/** The resolved job, if its ledger (`--state`/`--ledger`, else the job's) exists. */
+export const jobWithLedger = (file: string, choice: LedgerChoice) =>
   Effect.gen(function* () {
-    const job = yield* resolveJob(file, { state: Option.getOrUndefined(state) }, { inputMustExist: false })
-    if (!existsSync(job.state))
+    const job = yield* resolveJob(file, ledgerOverrides(choice), { inputMustExist: false })
+    if (!ledgerMayExist(job))
       return yield* new ConfigError({
         detail: `${file}: no ledger at ${job.state}: the job has not run yet (svc-batch run ${file})`
       })
@@ -29,7 +29,7 @@ export const chosenRun = (file: string, job: ResolvedJob, id: Option.Option<numb
     })
     if (Option.isNone(run) || run.value.job !== job.name) {
       const which = Option.match(id, { onNone: () => "no run", onSome: (n) => `no run ${n}` })
-      return yield* new ConfigError({ detail: `${file}: ${which} of job ${job.name} in ${job.state}` })
+      return yield* new ConfigError({ detail: `${file}: ${which} of job ${job.name} in ${ledgerName(job)}` })
     }
     return run.value
   })

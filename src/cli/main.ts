@@ -1,8 +1,9 @@
 /** The `svc-batch` command. Layers for each subcommand are assembled in that subcommand's file. */
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Console, Effect, Either, Exit, Fiber, Logger, LogLevel, Ref } from "effect"
+import { Cause, Console, Effect, Either, Exit, Fiber, Logger, LogLevel, Option, Ref } from "effect"
 import { OptionError } from "../job/job-file.ts"
+import { LedgerError } from "../ledger/ledger.ts"
 import { exitCodeFor } from "./exit-codes.ts"
 import { CommandOutcome, done, type Outcome } from "./outcome.ts"
 import { logFormat } from "./log-format.ts"
@@ -85,8 +86,16 @@ fiber.addObserver((exit) => {
   if (Exit.isSuccess(exit)) code = exitCodeFor(exit.value)
   else if (Cause.isInterruptedOnly(exit.cause)) code = exitCodeFor(Either.right(Effect.runSync(Ref.get(outcome))))
   else {
-    console.error(`svc-batch: unexpected failure\n${Cause.pretty(exit.cause)}`)
-    code = 1
+    // The ledger's reads do not fail in its port: a PostgreSQL ledger lost mid-command dies with its
+    // LedgerError, which still says what happened in one line and carries its code (10).
+    const died = Option.getOrUndefined(Cause.dieOption(exit.cause))
+    if (died instanceof LedgerError) {
+      console.error(`svc-batch: ${died.message}`)
+      code = died.exitCode
+    } else {
+      console.error(`svc-batch: unexpected failure\n${Cause.pretty(exit.cause)}`)
+      code = 1
+    }
   }
   // Exit even if a library left a handle open (e.g. a keep-alive socket), once the output is out.
   setImmediate(() => exitWhenFlushed(code))

@@ -6,8 +6,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { existsSync } from "node:fs"
-import type { ResolvedJob } from "../job/resolve-job.ts"
+import { ledgerMayExist, type ResolvedJob } from "../job/resolve-job.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { planJob } from "../engine/plan.ts"
 import { openSource } from "../io/sources/index.ts"
@@ -42,7 +41,7 @@ export const planOf = (job: ResolvedJob, pipeline: Pipeline) =>
     // As `run` does: a column the job reads that the input lacks is exit 2 here too, naming it, not
     // a plan of records refused one by one.
     yield* checkJob(job, pipeline)
-    const plan = existsSync(job.state)
+    const plan = ledgerMayExist(job)
       ? yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(jobLedger(job)))
       : yield* planJob(pipeline, source, origin, job.limits.rpm).pipe(Effect.provide(SqliteLedger.layerMemory))
     return { plan, origin }

@@ -11,6 +11,7 @@ import { openSource } from "../io/sources/index.ts"
 import { besidePath } from "../io/run-path.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
+import { ledgerMayExist, ledgerName } from "../job/resolve-job.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
 import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
@@ -18,7 +19,7 @@ import { ConfigError } from "./endpoint.ts"
 import { announceReport } from "./present/report-lines.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { done, ending, Outcome } from "./outcome.ts"
-import { stateOption } from "./state-option.ts"
+import { ledgerOverrides, stateOption } from "./state-option.ts"
 
 export const reportCommand = Command.make(
   "report",
@@ -31,7 +32,7 @@ export const reportCommand = Command.make(
     Effect.scoped(
       Effect.gen(function* () {
         const { job, pipeline } = yield* JobContext
-        if (!existsSync(job.state))
+        if (!ledgerMayExist(job))
           return yield* new ConfigError({ detail: `no ledger at ${job.state}: the job has not run yet` })
         const { report, files } = yield* Effect.gen(function* () {
           const ledger = yield* Ledger
@@ -41,7 +42,7 @@ export const reportCommand = Command.make(
           })
           if (Option.isNone(run) || run.value.job !== job.name) {
             const which = Option.match(o.run, { onNone: () => "no run", onSome: (id) => `no run ${id}` })
-            return yield* new ConfigError({ detail: `${o.job}: ${which} of job ${job.name} in ${job.state}` })
+            return yield* new ConfigError({ detail: `${o.job}: ${which} of job ${job.name} in ${ledgerName(job)}` })
           }
           // Excerpts and the breakdown only from the very input the run read.
           const same =
@@ -59,7 +60,7 @@ export const reportCommand = Command.make(
         const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
         return (yield* announceReport(report, files, alerts)) ? Outcome.ThresholdsExceeded() : done
       })
-    ).pipe(Effect.provide(jobContext(o.job, { state: Option.getOrUndefined(o.state) }, { inputMustExist: false })))
+    ).pipe(Effect.provide(jobContext(o.job, ledgerOverrides(o.state), { inputMustExist: false })))
   )
 ).pipe(
   Command.withDescription(

@@ -6,7 +6,7 @@ import { sinks } from "../io/sinks/index.ts"
 import { CacheMode, InputFormat, limitDefaults } from "../job/job-file.ts"
 import type { JobOverrides } from "../job/resolve-job.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { stateOption } from "./state-option.ts"
+import { ledgerOverrides, stateOption } from "./state-option.ts"
 import { waitOption } from "./wait-option.ts"
 
 const formatOption = (name: string, what: string) =>
@@ -96,7 +96,7 @@ export const overridesOf = (o: RunInput, rpm: Readonly<Record<string, number>> |
   output: opt(o.output),
   outputFormat: opt(o.outputFormat),
   rejects: opt(o.rejects),
-  state: opt(o.state),
+  ...ledgerOverrides(o.state),
   rpm,
   concurrency: opt(o.concurrency),
   records: opt(o.records),

@@ -4,6 +4,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
 import { jobLedger } from "../job/job-context.ts"
+import { ledgerName } from "../job/resolve-job.ts"
 import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
@@ -29,7 +30,7 @@ export const runsCommand = Command.make(
         for (const v of views) yield* Console.log(JSON.stringify(v))
         return
       }
-      if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${job.state}`)
+      if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${ledgerName(job)}`)
       yield* Console.log(runsTable(views).join("\n"))
     })
 ).pipe(

@@ -5,6 +5,7 @@
 import { Context, Effect, Layer } from "effect"
 import { pipelineForJob } from "../../pipelines/index.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
+import { PostgresLedger } from "../ledger/postgres-ledger.ts"
 import { SqliteLedger } from "../ledger/sqlite-ledger.ts"
 import { type JobOverrides, resolveJob, type ResolvedJob } from "./resolve-job.ts"
 
@@ -28,5 +29,10 @@ export const jobContext = (
     })
   )
 
-/** The ledger of a job (its `state`), opened for the scope it is provided to. */
-export const jobLedger = (job: ResolvedJob) => SqliteLedger.layer({ path: job.state })
+/**
+ * The ledger of a job, opened for the scope it is provided to: the one place an adapter is chosen —
+ * PostgreSQL when the job resolved to a URL (`--ledger`, SVC_BATCH_LEDGER_URL, `ledger:`), else
+ * the SQLite file at its `state`.
+ */
+export const jobLedger = (job: ResolvedJob) =>
+  job.ledgerUrl !== undefined ? PostgresLedger.layer({ url: job.ledgerUrl }) : SqliteLedger.layer({ path: job.state })

@@ -13,6 +13,7 @@ import { parse as parseYaml } from "yaml"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { Encoding } from "../io/encoding.ts"
 import { inputFormats } from "../io/sources/index.ts"
+import { isPostgresUrl } from "../ledger/ledger-url.ts"
 import { StoreSettings } from "../store/vector-store.ts"
 import { ExitCode } from "../exit-code.ts"
 
@@ -44,6 +45,13 @@ export const InputFormat = Schema.Literal(...inputFormats)
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
 export const CacheMode = Schema.Literal("read-write", "refresh", "off")
+
+/** A PostgreSQL ledger's URL; a wrong one is refused without echoing it (it may hold a password). */
+export const LedgerUrl = Schema.String.pipe(
+  Schema.filter(isPostgresUrl, {
+    message: () => "expected a postgres:// URL (postgres://user:password@host:5432/database)"
+  })
+)
 
 /** Each limit's Schema, once: the job file's `limits:` and the command line's flags decode through these. */
 const limitFields = {
@@ -213,6 +221,8 @@ export const JobFile = Schema.Struct({
   cache: Schema.optionalWith(CacheMode, { default: () => "read-write" as const }),
   /** The ledger (SQLite) file. */
   state: Schema.optional(Schema.NonEmptyString),
+  /** The ledger on a PostgreSQL server, shared by every machine that runs the job (instead of `state`). */
+  ledger: Schema.optional(LedgerUrl),
   /** `required`: run only against the real service (SVC_BASE_URL), never the embedded emulator. */
   service: Schema.optionalWith(Schema.Literal("required", "any"), { default: () => "any" as const }),
   report: Schema.optionalWith(ReportSettings, { default: () => defaultReport }),
@@ -223,6 +233,8 @@ export const JobFile = Schema.Struct({
   Schema.filter((job) => {
     if (job.pipeline !== undefined && job.stages !== undefined)
       return { path: ["stages"], message: "give either pipeline (a preset) or stages, not both" }
+    if (job.state !== undefined && job.ledger !== undefined)
+      return { path: ["ledger"], message: "give either state (a SQLite file) or ledger (a postgres:// URL), not both" }
     if (job.pipeline === undefined && job.stages === undefined)
       return { path: ["pipeline"], message: "required: a preset name, or a stages list instead" }
     if (job.stages !== undefined && job.fields !== undefined)

@@ -2,12 +2,14 @@
  * `resolveJob`: the one place a job becomes concrete settings (paths resolved against the job
  * file's folder, command-line overrides applied), so every command reads a job the same way.
  */
-import { Effect } from "effect"
+import { Config, Effect, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
 import { basename, dirname, extname, join, resolve } from "node:path"
 import { type Format, formatOf } from "../io/sources/index.ts"
 import { DefaultEncoding, type Encoding } from "../io/encoding.ts"
 import type { StoreSettings } from "../store/vector-store.ts"
+import { isPostgresUrl, redactUrl } from "../ledger/ledger-url.ts"
+import { envProvider } from "../service/config.ts"
 import {
   type CacheMode,
   decodeLimitOverrides,
@@ -27,6 +29,8 @@ export interface JobOverrides {
   readonly outputFormat?: string | undefined
   readonly rejects?: string | undefined
   readonly state?: string | undefined
+  /** `--ledger`: a PostgreSQL ledger's URL. */
+  readonly ledger?: string | undefined
   readonly rpm?: Readonly<Record<string, number>> | undefined
   readonly concurrency?: number | undefined
   readonly records?: number | undefined
@@ -51,7 +55,10 @@ export interface ResolvedJob {
   readonly rejects: string
   /** The vector store, its path absolute. */
   readonly store: StoreSettings | undefined
+  /** The SQLite ledger's file; with a PostgreSQL ledger, where this machine keeps the job's lock file. */
   readonly state: string
+  /** The PostgreSQL ledger (`--ledger`, SVC_BATCH_LEDGER_URL or the job's `ledger`); none: SQLite at `state`. */
+  readonly ledgerUrl: Redacted.Redacted<string> | undefined
   /** The ledger was found at its former default place (beside the output), not yet moved. */
   readonly formerDefaultState?: { readonly path: string; readonly moveTo: string }
   readonly limits: Limits
@@ -67,6 +74,54 @@ export interface ResolvedJob {
  */
 export const defaultLedgerPath = (jobDir: string, name: string): string =>
   join(jobDir, ".svc-batch", `${name}.ledger.sqlite`)
+
+/** The job's ledger as messages name it: its file, or its server's URL without the password. */
+export const ledgerName = (job: Pick<ResolvedJob, "state" | "ledgerUrl">): string =>
+  job.ledgerUrl === undefined ? job.state : redactUrl(Redacted.value(job.ledgerUrl))
+
+/** Whether the job's ledger may hold runs: a SQLite file that exists; a server is asked when opened. */
+export const ledgerMayExist = (job: Pick<ResolvedJob, "state" | "ledgerUrl">): boolean =>
+  job.ledgerUrl !== undefined || existsSync(job.state)
+
+const LEDGER_ENV = "SVC_BATCH_LEDGER_URL"
+
+/**
+ * The PostgreSQL ledger's URL, if any, by precedence: `--ledger` (`--state` instead: SQLite),
+ * SVC_BATCH_LEDGER_URL (environment, then `.env`), the job's `ledger` (its `state` instead: SQLite).
+ */
+const chooseLedgerUrl = (overrides: JobOverrides, job: JobFile) =>
+  Effect.gen(function* () {
+    if (overrides.ledger !== undefined) {
+      if (overrides.state !== undefined)
+        return yield* new OptionError({
+          flag: "--ledger",
+          detail: "give either --state (a SQLite file) or --ledger (a postgres:// URL), not both"
+        })
+      if (!isPostgresUrl(overrides.ledger))
+        return yield* new OptionError({
+          flag: "--ledger",
+          detail: "expected a postgres:// URL (postgres://user:password@host:5432/database)"
+        })
+      return Redacted.make(overrides.ledger.trim())
+    }
+    if (overrides.state !== undefined) return undefined
+    const env = yield* Config.option(Config.string(LEDGER_ENV)).pipe(
+      Effect.withConfigProvider(envProvider()),
+      Effect.orDie
+    )
+    if (Option.isSome(env)) {
+      // Set but empty or not a URL is refused, not taken as "SQLite": a lost value must not split a shared ledger.
+      if (!isPostgresUrl(env.value))
+        return yield* new OptionError({
+          flag: LEDGER_ENV,
+          detail:
+            "expected a postgres:// URL (postgres://user:password@host:5432/database); unset it for the SQLite ledger"
+        })
+      return Redacted.make(env.value.trim())
+    }
+    if (job.state !== undefined || job.ledger === undefined) return undefined
+    return Redacted.make(job.ledger.trim())
+  })
 
 /**
  * A job file with the command line's overrides applied: paths absolute (a job's relative to its
@@ -113,7 +168,8 @@ export const resolveJob = (
         : job.output.rejects
           ? fromJob(job.output.rejects)
           : `${stem}.rejects.jsonl`
-    const defaulted = overrides.state === undefined && job.state === undefined
+    const ledgerUrl = yield* chooseLedgerUrl(overrides, job)
+    const defaulted = overrides.state === undefined && job.state === undefined && ledgerUrl === undefined
     const fresh = defaultLedgerPath(dir, job.name)
     // A ledger at the former default place (beside the output) is used until it is moved: an
     // upgrade must not re-ask what it already holds.
@@ -140,6 +196,7 @@ export const resolveJob = (
       rejects,
       store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },
       state,
+      ledgerUrl,
       ...(former !== undefined ? { formerDefaultState: { path: former, moveTo: fresh } } : {}),
       limits: { ...job.limits, ...limits },
       rpmFromFlag: limits.rpm !== undefined,

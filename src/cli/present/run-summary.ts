@@ -3,7 +3,7 @@ import { Console, Effect } from "effect"
 import { summaryLine } from "../../engine/progress.ts"
 import { discoveredRateLines, type RunStats } from "../../engine/run-stats.ts"
 import type { RunSummary } from "../../engine/runner.ts"
-import type { ResolvedJob } from "../../job/resolve-job.ts"
+import { ledgerName, type ResolvedJob } from "../../job/resolve-job.ts"
 import { Outcome } from "../outcome.ts"
 
 export const presentRunEnd = (
@@ -19,7 +19,9 @@ export const presentRunEnd = (
     for (const line of discoveredRateLines(stats.snapshot().rates)) yield* Console.log(`  ${line}`)
     switch (summary.status) {
       case "finished": {
-        yield* Console.log(`  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${job.state}`)
+        yield* Console.log(
+          `  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${ledgerName(job)}`
+        )
         if (summary.store !== undefined && job.store !== undefined) {
           const s = summary.store
           yield* Console.log(
@@ -45,15 +47,15 @@ export const presentRunEnd = (
       case "interrupted":
         if (summary.budgetSpent) {
           yield* Console.log(
-            `  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${job.state})`
+            `  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${ledgerName(job)})`
           )
           return Outcome.BudgetSpent()
         }
-        yield* Console.log(`  interrupted: run the same command again to resume (ledger ${job.state})`)
+        yield* Console.log(`  interrupted: run the same command again to resume (ledger ${ledgerName(job)})`)
         return Outcome.Interrupted()
       case "aborted":
         yield* Console.error(`svc-batch: aborted: ${summary.abortReason}`)
-        yield* Console.log(`  fix the cause and run the same command again to resume (ledger ${job.state})`)
+        yield* Console.log(`  fix the cause and run the same command again to resume (ledger ${ledgerName(job)})`)
         return Outcome.Aborted()
     }
   })
