@@ -48,8 +48,13 @@ type Scanned =
     }
   | { readonly error: string }
 
-/** Scans one physical line (with its line break) from a quoting state; the state after it, or why it breaks. */
-const scanLine = (text: string, inQuotes: boolean): Scanned => {
+/**
+ * Scans one physical line (with its line break) from a quoting state; the state after it, or why
+ * it breaks. A closing quote is followed by a comma, the file's line break (`crlf`: CRLF) or the
+ * end of the file, as csv-parse requires: after anything else (a CR in an LF file, an LF alone in
+ * a CRLF file) csv-parse fails the row and reads on inside quotes, swallowing the rows after it.
+ */
+const scanLine = (text: string, inQuotes: boolean, crlf: boolean): Scanned => {
   if (!inQuotes && text.indexOf('"') === -1) return { inQuotes: false }
   let quoted = inQuotes
   let fieldStart = !inQuotes
@@ -62,7 +67,7 @@ const scanLine = (text: string, inQuotes: boolean): Scanned => {
       const next = text[i + 1]
       if (next === '"') {
         i++ // an escaped quote
-      } else if (next === "," || next === "\r" || next === "\n" || next === undefined) {
+      } else if (next === "," || next === undefined || (crlf ? next === "\r" && text[i + 2] === "\n" : next === "\n")) {
         quoted = false
         fieldStart = false
       } else {
@@ -87,9 +92,9 @@ export interface ResyncOptions {
   readonly lineOf?: (line: number) => number
   /**
    * Told of every record passed on (or replaced by a marker), in order: its first and last line
-   * (of the text read), whether it is a marker, and whether it is blank (only a line break).
+   * (of the text read), whether it is a marker, and its text (the lines a marker stands for).
    */
-  readonly onRecord?: (first: number, last: number, marker: boolean, blank: boolean) => void
+  readonly onRecord?: (first: number, last: number, marker: boolean, text: string) => void
 }
 
 /** The line-by-line scanner, without a stream around it (the cut of a CSV input into units feeds it too). */
@@ -115,7 +120,7 @@ export const resyncLines = (maxRecordChars: number, options: ResyncOptions = {})
    */
   const marker = (line: number, lines: ReadonlyArray<string>, reason: string): string => {
     const id = `${nextId++}`
-    onRecord?.(line, line + lines.length - 1, true, false)
+    onRecord?.(line, line + lines.length - 1, true, "")
     broken.set(id, {
       line: lineOf(line),
       reason,
@@ -157,7 +162,7 @@ export const resyncLines = (maxRecordChars: number, options: ResyncOptions = {})
       if (record.length === 0) start = line
       // The header is csv-parse's to judge: a broken header is the whole file's problem.
       if (line === 1) crlf = text.endsWith("\r\n")
-      const scanned = line === 1 ? { inQuotes: false } : scanLine(text, inQuotes)
+      const scanned = line === 1 ? { inQuotes: false } : scanLine(text, inQuotes, crlf)
       const end = !("error" in scanned) && !scanned.inQuotes && (!crlf || text.endsWith("\r\n") || !text.endsWith("\n"))
       recordChars += text.length
       if ("error" in scanned || (!end && recordChars > maxRecordChars)) {
@@ -185,7 +190,7 @@ export const resyncLines = (maxRecordChars: number, options: ResyncOptions = {})
       if (end) {
         if (stray === undefined) {
           const text = record.length === 1 ? record[0]! : record.join("")
-          onRecord?.(start, line, false, record.length === 1 && text.replace(/\r?\n?$/, "") === "")
+          onRecord?.(start, line, false, text)
           out += text
         } else {
           out += marker(

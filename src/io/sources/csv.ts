@@ -6,7 +6,7 @@
  * A unit past the first is read behind the file's header line (so the header, the BOM and the
  * line-break style are what the full read sees), its lines numbered from its first line.
  */
-import { parse } from "csv-parse"
+import { type Parser, parse } from "csv-parse"
 import { parse as parseSync } from "csv-parse/sync"
 import { Effect, Stream } from "effect"
 import { open } from "node:fs/promises"
@@ -24,6 +24,15 @@ import {
 import { closeUnits, decodeLine, scanLines } from "./lines.ts"
 
 const MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+const sameLine = (line: number) => line
+
+/** How many times the character `code` occurs in `text`. */
+const countOf = (text: string, char: string): number => {
+  let n = 0
+  for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++
+  return n
+}
 
 export interface CsvOptions {
   /** A quote that is not closed properly: reject its row and read on (default), or stop the read. */
@@ -57,9 +66,11 @@ const headerEnd = async (path: string, encoding: Encoding): Promise<number> => {
 
 export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, options: CsvOptions = {}): Source => {
   /**
-   * csv-parse counts a CRLF inside quotes as two lines, so its line numbers drift after such a
-   * row; `drift` (updated in parse order, in on_record) corrects them. A bad quote can raise
-   * several skip events for one row: one reject per line is kept.
+   * csv-parse counts every CR as a line too (a CRLF inside quotes, or ending a row of an LF file,
+   * as two lines; a lone CR as one), all but the CR of the CRLF that ends a row of a CRLF file;
+   * so its line numbers drift after such a row. `drift` (updated in parse order, in on_record)
+   * corrects them: lines are the file's, counted by LF. A bad quote can raise several skip
+   * events for one row: one reject per line is kept.
    * `ranges`/`lineOf`: a unit's bytes behind the header, and the file's line of a line read.
    */
   const openParser = (ranges?: ReadonlyArray<readonly [number, number]>, lineOf?: (line: number) => number) => {
@@ -69,29 +80,32 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
     type Raw = { record: Record<string, string>; raw: string; info: { lines: number; error?: Error } }
     const resync = csvResync(MAX_RECORD_BYTES, { unclosedQuote: options.unclosedQuote, lineOf })
     input.stream.on("error", (e) => resync.transform.destroy(e))
-    const parser = input.stream.pipe(resync.transform).pipe(
-      parse({
-        columns: true,
-        bom: true,
-        raw: true,
-        info: true,
-        relax_column_count: true,
-        skip_records_with_error: true,
-        max_record_size: MAX_RECORD_BYTES,
-        on_record: (row: Raw) => {
-          const body = row.raw.replace(/\r?\n?$/, "")
-          drift += body.match(/\r\n/g)?.length ?? 0
-          const line = row.info.lines - drift - (body.match(/\n/g)?.length ?? 0)
-          return { ...row, line }
-        },
-        on_skip: (error: (Error & { lines?: number; raw?: string }) | undefined, raw?: string) => {
-          if (!error) return
-          const line = (error.lines ?? 0) - drift
-          if (skipped.length > 0 && skipped[skipped.length - 1]!.line === line) return
-          skipped.push({ line, reason: error.message, raw: raw ?? error.raw ?? "" })
-        }
-      })
-    )
+    const parser: Parser = parse({
+      columns: true,
+      bom: true,
+      raw: true,
+      info: true,
+      relax_column_count: true,
+      skip_records_with_error: true,
+      max_record_size: MAX_RECORD_BYTES,
+      on_record: (row: Raw): Raw & { line: number } => {
+        // The row without the line break that ended it (raw holds a CRLF's CR only, an LF whole).
+        const crlf = parser.options.record_delimiter[0]?.length === 2
+        const text = row.raw.endsWith(crlf ? "\r" : "\n") ? row.raw.slice(0, -1) : row.raw
+        drift += countOf(text, "\r")
+        const line = row.info.lines - drift - countOf(text, "\n")
+        return { ...row, line }
+      },
+      on_skip: (error: (Error & { lines?: number; raw?: string }) | undefined, raw?: string) => {
+        if (!error) return
+        const line = (error.lines ?? 0) - drift
+        if (skipped.length > 0 && skipped[skipped.length - 1]!.line === line) return
+        // The reason names the line as the file numbers it, not as csv-parse counted it.
+        const reason = error.message.replace(` line ${error.lines}`, ` line ${(lineOf ?? sameLine)(line)}`)
+        skipped.push({ line, reason, raw: raw ?? error.raw ?? "" })
+      }
+    })
+    input.stream.pipe(resync.transform).pipe(parser)
     // A read error (the file vanished, a directory) reaches the reader as the parser's error.
     resync.transform.on("error", (e) => parser.destroy(e))
     return { parser, skipped, invalid: input.invalid, brokenRow: resync.brokenRow }
@@ -171,7 +185,6 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
       )
     })
 
-  const sameLine = (line: number) => line
   return {
     format: "csv",
     path,
@@ -216,63 +229,94 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
 /**
  * Cuts at record ends as the full read finds them: the file's lines go through the same
  * resynchronising scanner the reader puts in front of csv-parse, which tells where each record
- * (or rejected row) ends; each is one data row, except a blank line under a header of several
- * columns (skipped by the reader). A header the scanner cannot vouch for (a quote open at its
- * end, a lone CR that csv-parse could take for the line break) leaves the file one unit.
+ * (or rejected row) ends. A plain record (its line breaks all the file's own, no lone CR) is one
+ * data row, or none when blank under a header of several columns (the reader skips it); a record
+ * the scanner and csv-parse could see differently (a lone CR, an LF in a CRLF file) is counted by
+ * reading it alone, as a unit of one record. A header the scanner cannot vouch for (a quote open
+ * at its end, a lone CR that csv-parse could take for the line break) leaves the file one unit.
  */
 const cutCsv = async (path: string, encoding: Encoding, target: number): Promise<ReadonlyArray<InputUnit>> => {
   const units: Array<InputUnit> = []
-  let unitStart = 0
-  let unitFirstLine = 1
-  let unitFirstOrdinal = 0
-  let rows = 0
+  let unit = { start: 0, firstOrdinal: 0, firstLine: 1, rows: 0 }
   let ordinal = 0
   let headerColumns = 0
+  let crlf = false
   let whole = false
+  // Records counted as one row until read alone: the unit they are in, where they are.
+  const unsure: Array<{ readonly unit: number; readonly record: InputUnit }> = []
   // The end offsets of the lines scanned and not yet behind a record end: ends[i] is line base + i's.
   let ends: Array<number> = []
   let base = 1
+  let recordStart = 0
+  // The line being fed to the scanner.
+  let line = 0
   const scanner = resyncLines(MAX_RECORD_BYTES, {
-    onRecord: (first, last, marker, blank) => {
+    onRecord: (first, last, marker, text) => {
       const end = ends[last - base]!
       ends = ends.slice(last + 1 - base)
       base = last + 1
-      if (first === 1) {
-        unitStart = 0
-        return
+      const start = recordStart
+      recordStart = end
+      if (first === 1) return
+      let n = 1
+      if (!marker && !plain(text, crlf)) {
+        unsure.push({ unit: units.length, record: { start, end, firstOrdinal: 0, firstLine: first, rows: 1 } })
+      } else if (!marker && headerColumns > 1 && text.replace(/\r?\n$/, "") === "") {
+        n = 0
       }
-      const n = !marker && blank && headerColumns > 1 ? 0 : 1
-      rows += n
+      unit.rows += n
       ordinal += n
-      if (rows >= target && !whole) {
-        units.push({ start: unitStart, end, firstOrdinal: unitFirstOrdinal, firstLine: unitFirstLine, rows })
-        unitStart = end
-        unitFirstLine = last + 1
-        unitFirstOrdinal = ordinal
-        rows = 0
+      // Not inside lines read ahead: a broken quote's row is judged by the lines after it (where
+      // the quoting broke), which must then be in its unit too.
+      if (unit.rows >= target && !whole && last === line) {
+        units.push({ ...unit, end })
+        unit = { start: end, firstOrdinal: ordinal, firstLine: last + 1, rows: 0 }
       }
     }
   })
-  let line = 0
   const size = await scanLines(path, encoding, (offset, bytes) => {
     line++
     const text = decodeLine(bytes, encoding, line === 1)
     if (line === 1) {
       const header = headerOf(text)
       headerColumns = header?.length ?? 0
+      crlf = text.endsWith("\r\n")
       whole = header === undefined || text.replace(/\r?\n$/, "").includes("\r") || !text.endsWith("\n")
     }
     ends.push(offset + bytes.length)
     scanner.next([text])
   })
   scanner.finish("")
-  return closeUnits(units, {
-    start: unitStart,
-    end: size,
-    firstOrdinal: unitFirstOrdinal,
-    firstLine: unitFirstLine,
-    rows
-  })
+  const source = csvSource(path, encoding)
+  const count = (part?: InputUnit) => Effect.runPromise(Stream.runCount(source.items(part)))
+  const cut = [...units, { ...unit, end: size }]
+  // Behind a header the scanner cannot vouch for, its count is not trusted: the rows are read.
+  if (whole) return [{ ...cut[0]!, rows: await count() }]
+  for (const u of unsure) {
+    const rows = await count(u.record)
+    cut[u.unit] = { ...cut[u.unit]!, rows: cut[u.unit]!.rows + rows - 1 }
+  }
+  let next = 0
+  for (let i = 0; i < cut.length; i++) {
+    cut[i] = { ...cut[i]!, firstOrdinal: next }
+    next += cut[i]!.rows
+  }
+  return closeUnits(cut.slice(0, -1), cut[cut.length - 1]!)
+}
+
+/** A record csv-parse reads as the scanner does: no CR but those of the file's CRLF line breaks (none in an LF file). */
+const plain = (text: string, crlf: boolean): boolean => {
+  const cr = text.indexOf("\r")
+  if (!crlf) return cr === -1
+  let lf = 0
+  let pairs = 0
+  let crs = 0
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+    lf++
+    if (text.charCodeAt(i - 1) === 13) pairs++
+  }
+  for (let i = cr; i !== -1; i = text.indexOf("\r", i + 1)) crs++
+  return lf === pairs && crs === pairs
 }
 
 /** The header's fields when its line is a whole record by itself (no quote left open), else undefined. */
