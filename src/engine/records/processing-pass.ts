@@ -8,7 +8,7 @@
  */
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Ledger, type LedgerError, type RecordOutcome, type StoredRecord } from "../../ledger/ledger.ts"
-import type { SourceItem, SourceRecord } from "../../io/source.ts"
+import type { InputUnit, SourceItem, SourceRecord } from "../../io/source.ts"
 import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
 import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
 import { outcomesReader } from "../outcome-reader.ts"
@@ -74,6 +74,8 @@ export interface ProcessingContext {
   readonly declared: ReadonlyArray<string> | undefined
   /** Whether the source declares its value types (else the kinds met are observed). */
   readonly knownTypes: boolean
+  /** Only this part of the input (a cluster's work unit); none: the whole input. */
+  readonly unit?: InputUnit | undefined
 }
 
 export interface ProcessingResult {
@@ -228,7 +230,7 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
         else overflow++
       }
     }
-    const records = settings.source.items().pipe(
+    const records = settings.source.items(context.unit).pipe(
       Stream.filterMap((item) => {
         inline?.read(item)
         if (item._tag === "Record") {
