@@ -11,6 +11,11 @@ import { reportOptionsFor } from "../report/report-options.ts"
 import { reportTallyOfOutput } from "../report/report-tally.ts"
 import { checkJob } from "../job/job-checks.ts"
 import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
+import type { JobOverrides, ResolvedJob } from "../job/resolve-job.ts"
+import { coordinate } from "../cluster/coordinator.ts"
+import { tellUnit } from "./worker-command.ts"
+import { unitWork } from "./unit-work.ts"
+import { resolve } from "node:path"
 import { requestBudgetFlag } from "../job/request-budget-flag.ts"
 import { rpmFlag } from "../job/rpm.ts"
 import { lockJob } from "./job-lock.ts"
@@ -64,7 +69,29 @@ const runJob = (o: RunInput) =>
       : undefined
     return yield* Effect.gen(function* () {
       const tallies = reportTally === undefined ? [] : [reportTally.tally]
-      const summary = yield* runSession(job, pipeline, { flags: o, maxRequests, stop, verdictColumn, tallies }, stats)
+      // A cluster run (not `retry`, which asks a run's failed records again on this machine).
+      const distribute =
+        job.cluster !== undefined && o.reopen === undefined
+          ? coordinate({
+              url: job.cluster.url,
+              cluster: job.cluster,
+              job: job.name,
+              jobFile: resolve(o.job),
+              overrides: { ...unitOverrides(job) },
+              input: job.input.path,
+              format: job.input.format,
+              sourceOptions: job.input,
+              work: o.noWork ? undefined : { work: unitWork(stop), told: tellUnit },
+              stop,
+              stats
+            })
+          : undefined
+      const summary = yield* runSession(
+        job,
+        pipeline,
+        { flags: o, maxRequests, stop, verdictColumn, tallies, distribute },
+        stats
+      )
       // The run's end as a log event too (for `--log-format json` collectors).
       yield* Effect.logInfo(`run ${summary.runId} ${summary.status}`).pipe(
         Effect.annotateLogs({
@@ -96,6 +123,19 @@ const runJob = (o: RunInput) =>
       return exceeded ? Outcome.ThresholdsExceeded() : outcome
     }).pipe(Effect.provide(jobLedger(job)))
   })
+
+/** What a worker resolves the job with: this machine's resolution of every field a unit reads, paths absolute. */
+const unitOverrides = (job: ResolvedJob): JobOverrides => ({
+  input: job.input.path,
+  inputFormat: job.input.format,
+  inputEncoding: job.input.encoding,
+  ...(Object.keys(job.limits.rpm).length > 0 ? { rpm: job.limits.rpm } : {}),
+  concurrency: job.limits.concurrency,
+  records: job.limits.records,
+  maxAttempts: job.limits.maxAttempts,
+  graceMs: job.limits.graceMs,
+  cache: job.cache
+})
 
 export const executeRun = (o: RunInput) =>
   Effect.gen(function* () {

@@ -92,6 +92,7 @@ export type Distribute = (run: {
   readonly resumed: boolean
   readonly startedAt: number
   readonly retryFailed: boolean
+  readonly fingerprint: string
 }) => Effect.Effect<ProcessingResult, JobAborted | UnitFailed | LedgerError | SourceError, Ledger>
 
 export interface RunSummary {
@@ -190,7 +191,13 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const pass = yield* Effect.either(
       Effect.gen(function* () {
         if (distribute !== undefined)
-          return yield* distribute({ runId, resumed, startedAt: run.startedAt, retryFailed: processing.retryFailed })
+          return yield* distribute({
+            runId,
+            resumed,
+            startedAt: run.startedAt,
+            retryFailed: processing.retryFailed,
+            fingerprint: settings.fingerprint
+          })
         return yield* processUnit(processing, stats, {
           runId,
           resumed,
