@@ -1,0 +1,172 @@
+/**
+ * A cluster run end to end on this machine: a throwaway PostgreSQL, one emulator behind a proxy
+ * that counts the requests, worker processes and the coordinator (`run --cluster`). Its output is
+ * row for row a single-process run's, each distinct request is sent once, and a worker SIGKILLed
+ * mid-run or a coordinator SIGKILLed and run again loses no record.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { readFileSync, writeFileSync } from "node:fs"
+import { createServer, request, type Server } from "node:http"
+import { join } from "node:path"
+import { startEmulator, type RunningEmulator } from "../../src/emulator/server.ts"
+import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
+import { startPostgres, type ThrowawayPostgres } from "../support/postgres.ts"
+import { spawnCli } from "../cli/spawn-cli.ts"
+
+const RECORDS = 6_000
+
+let server: ThrowawayPostgres
+let emulator: RunningEmulator
+let proxy: Server
+/** Requests to the service by body: how often each distinct request was sent. */
+const sent = new Map<string, number>()
+const paths = new Map<string, number>()
+let env: Record<string, string | undefined>
+let input: string
+let single: Array<Record<string, unknown>>
+
+/** Every request to the emulator passes here and is counted. */
+const countingProxy = (target: string) =>
+  new Promise<Server>((resolve) => {
+    const to = new URL(target)
+    const s = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () => {
+        const key = `${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`
+        sent.set(key, (sent.get(key) ?? 0) + 1)
+        paths.set(`${req.method} ${req.url}`, (paths.get(`${req.method} ${req.url}`) ?? 0) + 1)
+      })
+      const out = request(
+        { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        }
+      )
+      out.on("error", () => res.destroy())
+      req.pipe(out)
+    })
+    s.listen(0, "127.0.0.1", () => resolve(s))
+  })
+
+const jobFile = (dir: string, name: string, unitRecords = 500) => {
+  const job = join(dir, `${name}.yaml`)
+  writeFileSync(
+    job,
+    [
+      `name: ${name}`,
+      "pipeline: moderation",
+      "fields: { text: text }",
+      `input: { path: ${input}, id: id }`,
+      "output: { path: out/r.jsonl }",
+      "limits: { records: 16, concurrency: 16 }",
+      `cluster: { unitRecords: ${unitRecords}, staleSeconds: 2, retryLimit: 5 }`,
+      ""
+    ].join("\n")
+  )
+  return job
+}
+
+/** Resolves when `pattern` appears in what the process printed on stderr (its log lines). */
+const logged = (p: ReturnType<typeof spawnCli>, pattern: RegExp, ms = 60_000) =>
+  new Promise<void>((resolve, reject) => {
+    const started = Date.now()
+    const poll = setInterval(() => {
+      if (pattern.test(p.err())) resolve(void clearInterval(poll))
+      else if (Date.now() - started > ms) reject(new Error(`timed out waiting for ${pattern}; stderr=${p.err()}`))
+    }, 20)
+  })
+
+const worker = (url: string) => spawnCli(["worker", "--cluster", url, "--concurrency", "2", "--poll-ms", "100"], env)
+const stopAll = async (ws: ReadonlyArray<ReturnType<typeof spawnCli>>) => {
+  for (const w of ws) w.child.kill("SIGTERM")
+  return Promise.all(ws.map((w) => w.exited))
+}
+
+beforeAll(async () => {
+  server = await startPostgres()
+  emulator = await startEmulator({ latencyMs: 3 })
+  proxy = await countingProxy(emulator.url)
+  const address = proxy.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  env = {
+    SVC_BASE_URL: `http://127.0.0.1:${port}`,
+    SVC_API_KEY: "test-key",
+    SVC_BATCH_LEDGER_URL: undefined
+  }
+  const dir = tempDir()
+  input = writeCorpus(dir, RECORDS)
+  // The single-process run every cluster run is compared with (its own SQLite ledger).
+  const job = jobFile(dir, "single")
+  writeFileSync(job, readFileSync(job, "utf8").replace(/^cluster:.*$/m, ""))
+  const run = spawnCli(["run", job], env)
+  expect(await run.exited).toBe(0)
+  single = readJsonl(join(dir, "out", "r.jsonl"))
+  expect(single).toHaveLength(RECORDS)
+}, 120_000)
+afterAll(async () => {
+  await new Promise((r) => proxy?.close(r))
+  await emulator?.close()
+  await server?.stop()
+})
+
+describe("run --cluster", () => {
+  it("with two workers and the coordinator working: the single run's output, each request sent once", async () => {
+    const url = await server.database("together")
+    const dir = tempDir()
+    const job = jobFile(dir, "together")
+    const ws = [worker(url), worker(url)]
+    sent.clear()
+    paths.clear()
+    const run = spawnCli(["run", job, "--cluster", url], env)
+    expect(await run.exited).toBe(0)
+    expect(run.out()).toContain(`finished: ${RECORDS} done, 0 failed`)
+    expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single)
+    // The corpus's texts are all distinct: one request each, none twice.
+    // (GETs are each process's probe of the endpoint, not requests for answers.)
+    const posts = [...sent].filter(([k]) => k.startsWith("POST"))
+    expect({ answers: paths.get("POST /v1/chat/completions"), twice: posts.filter(([, n]) => n > 1).length }).toEqual({
+      answers: RECORDS,
+      twice: 0
+    })
+    const status = spawnCli(["status", job, "--cluster", url], env)
+    expect(await status.exited).toBe(0)
+    expect(status.out()).toMatch(/units\s+12 done, 0 active, 0 queued, 0 failed/)
+    await stopAll(ws)
+  }, 90_000)
+
+  it("a worker SIGKILLed mid-run: its unit goes to another, no record lost", async () => {
+    const url = await server.database("killed")
+    const dir = tempDir()
+    const job = jobFile(dir, "killed")
+    const victim = worker(url)
+    const other = worker(url)
+    const run = spawnCli(["run", job, "--cluster", url, "--no-work"], env)
+    // Killed while it holds units (its first unit's end is logged; it has taken more).
+    await logged(victim, /unit \d+ \(\d+ rows\): done/)
+    victim.child.kill("SIGKILL")
+    expect(await run.exited).toBe(0)
+    expect(run.out()).toContain(`finished: ${RECORDS} done, 0 failed`)
+    expect(run.err()).toMatch(/silent for \d+ s; given to another worker/)
+    expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single)
+    await stopAll([other])
+  }, 90_000)
+
+  it("the coordinator SIGKILLed, then the same command again: completes from where the units stood", async () => {
+    const url = await server.database("again")
+    const dir = tempDir()
+    const job = jobFile(dir, "again")
+    const ws = [worker(url), worker(url)]
+    const first = spawnCli(["run", job, "--cluster", url, "--no-work"], env)
+    await logged(first, /units: [1-9]\d* of 12 done/)
+    first.child.kill("SIGKILL")
+    await first.exited
+    const second = spawnCli(["run", job, "--cluster", url], env)
+    expect(await second.exited).toBe(0)
+    expect(second.out()).toContain(`finished: ${RECORDS} done, 0 failed`)
+    expect(second.out()).toContain("resum")
+    expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single)
+    await stopAll(ws)
+  }, 90_000)
+})
