@@ -110,6 +110,7 @@ export const coordinate =
         const pollMs = s.pollMs ?? 500
         let stopped = false
         let lastDone = -1
+        let lastLost = Date.now()
         const stopSeen = yield* Effect.fork(
           Effect.zipRight(
             s.stop,
@@ -139,6 +140,20 @@ export const coordinate =
               yield* Effect.logWarning(
                 `unit ${u.index}: ${why}${last ? "; no attempt left" : "; given to another worker"}`
               )
+            }
+            // A worker killed between taking a unit from the queue and recording it leaves it active
+            // in pg-boss but queued here: looked for once per stale period, and queued again.
+            if (Date.now() - lastLost >= s.cluster.staleSeconds * 1000) {
+              lastLost = Date.now()
+              for (const u of rows) {
+                if (u.state !== "queued" || u.bossId === null || u.age < s.cluster.staleSeconds) continue
+                if ((yield* queue.state(u.bossId)) !== "active") continue
+                yield* queue.fail(u.bossId, "taken by a worker that never reported")
+                yield* board.settle(runId, u.index, "queued", "taken by a worker that never reported; given to another")
+                yield* Effect.logWarning(
+                  `unit ${u.index}: taken by a worker that never reported; given to another worker`
+                )
+              }
             }
             const doneRows = rows.filter((u) => u.state === "done")
             if (doneRows.length !== lastDone) {

@@ -22,6 +22,8 @@ export interface UnitRow {
   readonly message: string | null
   /** Seconds since the worker last reported (active units). */
   readonly silentFor: number | null
+  /** Seconds since the row last changed. */
+  readonly age: number
 }
 
 /** A database failure as the ledger says it: exit 10 when the server cannot be reached, its host named, never its password. */
@@ -91,7 +93,8 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
       worker: (r.worker as string | null) ?? null,
       attempts: Number(r.attempts),
       message: (r.message as string | null) ?? null,
-      silentFor: r.silent_for === null || r.silent_for === undefined ? null : Number(r.silent_for)
+      silentFor: r.silent_for === null || r.silent_for === undefined ? null : Number(r.silent_for),
+      age: Number(r.age)
     })
     return {
       /** The run's units, in order. */
@@ -100,7 +103,8 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
           query(
             "cannot read the units",
             `SELECT idx, state, boss_id, worker, attempts, message,
-                    EXTRACT(EPOCH FROM (now() - heartbeat_at)) AS silent_for
+                    EXTRACT(EPOCH FROM (now() - heartbeat_at)) AS silent_for,
+                    EXTRACT(EPOCH FROM (now() - updated_at)) AS age
                FROM svc_batch_units WHERE run_id = $1 ORDER BY idx`,
             [runId]
           ),

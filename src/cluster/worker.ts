@@ -65,6 +65,7 @@ export const runWorker = <R>(o: WorkerOptions<R>) =>
           const payload = decoded.right
           const { runId, index } = payload
           const attempts = yield* o.board.taken(runId, index, me)
+          yield* Effect.logInfo(`run ${runId} unit ${index} (${payload.unit.rows} rows): taken, attempt ${attempts}`)
           const beat = yield* Effect.fork(
             o.board
               .heartbeat(runId, index, me)
