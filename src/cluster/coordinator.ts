@@ -156,6 +156,8 @@ export const coordinate =
               }
             }
             const doneRows = rows.filter((u) => u.state === "done")
+            // The progress line counts the rows of the units done, wherever they were worked.
+            s.stats.setCarried(doneRows.reduce((n, u) => n + u.rows, 0))
             if (doneRows.length !== lastDone) {
               lastDone = doneRows.length
               yield* Effect.logInfo(`units: ${lastDone} of ${rows.length} done`)

@@ -22,6 +22,8 @@ export interface UnitRow {
   readonly message: string | null
   /** Seconds since the worker last reported (active units). */
   readonly silentFor: number | null
+  /** Data rows in the unit. */
+  readonly rows: number
   /** Seconds since the row last changed. */
   readonly age: number
 }
@@ -94,7 +96,8 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
       attempts: Number(r.attempts),
       message: (r.message as string | null) ?? null,
       silentFor: r.silent_for === null || r.silent_for === undefined ? null : Number(r.silent_for),
-      age: Number(r.age)
+      age: Number(r.age),
+      rows: Number(r.rows)
     })
     return {
       /** The run's units, in order. */
@@ -102,7 +105,7 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
         Effect.map(
           query(
             "cannot read the units",
-            `SELECT idx, state, boss_id, worker, attempts, message,
+            `SELECT idx, state, boss_id, (unit->>'rows')::int AS rows, worker, attempts, message,
                     EXTRACT(EPOCH FROM (now() - heartbeat_at)) AS silent_for,
                     EXTRACT(EPOCH FROM (now() - updated_at)) AS age
                FROM svc_batch_units WHERE run_id = $1 ORDER BY idx`,
