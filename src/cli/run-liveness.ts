@@ -4,18 +4,27 @@
  * no longer exists — a SIGKILL, a crash, a reboot) is stale at once, not after 15 s of silence.
  */
 import { Effect } from "effect"
+import type { ResolvedJob } from "../job/resolve-job.ts"
 import type { Run } from "../ledger/ledger.ts"
 import { lockOwnerGone } from "./job-lock.ts"
 import { type RunView, viewOf } from "./run-view.ts"
 
-/** `read` is done again when the lock says gone: a run that ended meanwhile marked its end before releasing the lock. */
+/** The ledger whose lock file tells whether a run is alive: SQLite's; none for a server every machine shares. */
+export const lockSeenHere = (job: Pick<ResolvedJob, "state" | "ledgerUrl">): string | undefined =>
+  job.ledgerUrl === undefined ? job.state : undefined
+
+/**
+ * `read` is done again when the lock says gone: a run that ended meanwhile marked its end before
+ * releasing the lock. `ledger` undefined: the run may hold its lock on another machine (a
+ * PostgreSQL ledger), so no lock here tells it is gone; only its silence does.
+ */
 export const viewsWithLock = <E, R>(
   read: Effect.Effect<ReadonlyArray<Run>, E, R>,
-  ledger: string
+  ledger: string | undefined
 ): Effect.Effect<ReadonlyArray<RunView>, E, R> =>
   Effect.gen(function* () {
     const runs = yield* read
-    if (!runs.some((r) => r.status === "running") || lockOwnerGone(ledger) === undefined)
+    if (ledger === undefined || !runs.some((r) => r.status === "running") || lockOwnerGone(ledger) === undefined)
       return runs.map((r) => viewOf(r))
     const again = yield* read
     // Checked again after the second read: an invocation that took the lock meanwhile is alive.

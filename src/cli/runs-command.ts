@@ -8,7 +8,7 @@ import { ledgerName } from "../job/resolve-job.ts"
 import { stateOption } from "./state-option.ts"
 import { jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { viewsWithLock } from "./run-liveness.ts"
+import { lockSeenHere, viewsWithLock } from "./run-liveness.ts"
 import { runsTable } from "./run-view.ts"
 
 export const runsCommand = Command.make(
@@ -24,7 +24,7 @@ export const runsCommand = Command.make(
       const job = yield* jobWithLedger(o.job, o.state)
       const views = yield* viewsWithLock(
         Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
-        job.state
+        lockSeenHere(job)
       ).pipe(Effect.provide(jobLedger(job)))
       if (o.json) {
         for (const v of views) yield* Console.log(JSON.stringify(v))

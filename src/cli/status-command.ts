@@ -12,7 +12,7 @@ import { jobLedger } from "../job/job-context.ts"
 import { stateOption } from "./state-option.ts"
 import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
-import { viewsWithLock } from "./run-liveness.ts"
+import { lockSeenHere, viewsWithLock } from "./run-liveness.ts"
 import { statusLines } from "./run-view.ts"
 
 export const statusCommand = Command.make(
@@ -48,7 +48,7 @@ export const statusCommand = Command.make(
       const show = Effect.gen(function* () {
         const [view] = yield* viewsWithLock(
           Effect.map(chosenRun(o.job, job, o.run), (run) => [run]),
-          job.state
+          lockSeenHere(job)
         )
         const units = board === undefined ? undefined : unitsView(yield* board.units(view!.id))
         yield* Console.log(

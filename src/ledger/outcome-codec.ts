@@ -63,17 +63,9 @@ const decodeOutput = (json: string): RecordOutput => {
  * The engine builds outcomes itself (RecordOutput's encoded side is its JSON: strings and plain
  * row objects), so they are written with JSON.stringify, not re-checked by the Schema per record.
  */
-const encodeOutput = (output: RecordOutput): string => JSON.stringify(output)
+export const encodeOutput = (output: RecordOutput): string => JSON.stringify(output)
 const decodeError = Schema.decodeUnknownSync(FailureInfoJson)
-const encodeError = Schema.encodeSync(FailureInfoJson)
-
-/** A record's outcome as its stored columns. */
-export const recordColumns = (
-  outcome: RecordOutcome
-): { readonly status: RecordStatus; readonly output: string | null; readonly error: string | null } =>
-  outcome._tag === "Done"
-    ? { status: "done", output: encodeOutput(outcome.output), error: null }
-    : { status: "failed", output: null, error: encodeError(outcome.error) }
+export const encodeError = Schema.encodeSync(FailureInfoJson)
 
 export const toOutcome = (row: RecordRow): RecordOutcome =>
   row.status === "done"

@@ -30,7 +30,8 @@ import {
 import { redactUrl, urlHost } from "./ledger-url.ts"
 import {
   encodeStats,
-  recordColumns,
+  encodeError,
+  encodeOutput,
   type RecordRow,
   type RunRow,
   statusTable,
@@ -262,13 +263,10 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
     // What is buffered when the ledger's scope closes is committed (a failure there has no one to tell).
     yield* Effect.addFinalizer(() => Effect.ignore(flush))
 
-    const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOutcome): WriteOp => ({
-      _tag: "Record",
-      runId,
-      ordinal,
-      key,
-      ...recordColumns(outcome)
-    })
+    const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOutcome): WriteOp =>
+      outcome._tag === "Done"
+        ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
+        : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
 
     const answerStored = (key: string, since: number) =>
       Effect.suspend(() => {

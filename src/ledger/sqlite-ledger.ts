@@ -27,7 +27,8 @@ import { migrations } from "./migrations.ts"
 import {
   columnPaths,
   encodeStats,
-  recordColumns,
+  encodeError,
+  encodeOutput,
   type RecordRow,
   type RunRow,
   statusTable,
@@ -87,13 +88,10 @@ const open = (path: string) => {
   return db
 }
 
-const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOutcome): WriteOp => ({
-  _tag: "Record",
-  runId,
-  ordinal,
-  key,
-  ...recordColumns(outcome)
-})
+const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOutcome): WriteOp =>
+  outcome._tag === "Done"
+    ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
+    : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
 
 export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
   Effect.gen(function* () {

@@ -7,6 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { Effect, Redacted } from "effect"
+import { emptyStats } from "../../src/engine/run-stats.ts"
+import { makePostgresLedger } from "../../src/ledger/postgres-ledger.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { startPostgres, type ThrowawayPostgres } from "../support/postgres.ts"
 import { spawnCli } from "./spawn-cli.ts"
@@ -69,6 +72,24 @@ describe("a job on a PostgreSQL ledger", () => {
     ])
     for (const p of [run, rerun, status, runs]) expect(p.out() + p.err()).not.toContain(server.password)
   }, 120_000)
+
+  it("status on another machine: a run going on elsewhere is running while it saves statistics, not taken for dead for want of a lock here", async () => {
+    const url = await server.database("elsewhere")
+    const job = jobIn(tempDir())
+    // The run of another machine, as its ledger writes it: running, statistics just saved.
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const ledger = yield* makePostgresLedger({ url: Redacted.make(url) })
+          const id = yield* ledger.startRun("shared", "fp")
+          yield* ledger.setRun(id, "running", { ...emptyStats, total: 40, done: 10 })
+        })
+      )
+    )
+    const status = spawnCli(["status", job, "--ledger", url, "--json"], env)
+    expect(await status.exited).toBe(0)
+    expect(JSON.parse(status.out())).toMatchObject({ id: 1, state: "running", done: 10, staleCause: null })
+  }, 60_000)
 
   it("a server that is not there: exit 10, one line naming its host, no password, nothing sent or written", async () => {
     const dir = tempDir()

@@ -68,7 +68,10 @@ describe("start-up modules", () => {
       "src/emulator/server.ts",
       "src/service/http-undici.ts",
       "src/io/sources/parquet.ts",
-      "src/io/sinks/parquet.ts"
+      "src/io/sinks/parquet.ts",
+      // The PostgreSQL client and pg-boss, only for a job whose ledger is on a server.
+      "node_modules/pg",
+      "node_modules/pg-boss"
     ]) {
       expect(loaded(lazy), lazy).toEqual([])
     }
