@@ -53,11 +53,13 @@ type Scanned =
  * it breaks. A closing quote is followed by a comma, the file's line break (`crlf`: CRLF) or the
  * end of the file, as csv-parse requires: after anything else (a CR in an LF file, an LF alone in
  * a CRLF file) csv-parse fails the row and reads on inside quotes, swallowing the rows after it.
+ * `continued`: the line goes on with a field that is not quoted (after an LF alone in a CRLF
+ * file), so a quote at its start is inside that field, not the opening of one.
  */
-const scanLine = (text: string, inQuotes: boolean, crlf: boolean): Scanned => {
+const scanLine = (text: string, inQuotes: boolean, crlf: boolean, continued: boolean): Scanned => {
   if (!inQuotes && text.indexOf('"') === -1) return { inQuotes: false }
   let quoted = inQuotes
-  let fieldStart = !inQuotes
+  let fieldStart = !inQuotes && !continued
   let fieldBegin = 0
   let stray: string | undefined
   for (let i = 0; i < text.length; i++) {
@@ -162,7 +164,7 @@ export const resyncLines = (maxRecordChars: number, options: ResyncOptions = {})
       if (record.length === 0) start = line
       // The header is csv-parse's to judge: a broken header is the whole file's problem.
       if (line === 1) crlf = text.endsWith("\r\n")
-      const scanned = line === 1 ? { inQuotes: false } : scanLine(text, inQuotes, crlf)
+      const scanned = line === 1 ? { inQuotes: false } : scanLine(text, inQuotes, crlf, record.length > 0 && !inQuotes)
       const end = !("error" in scanned) && !scanned.inQuotes && (!crlf || text.endsWith("\r\n") || !text.endsWith("\n"))
       recordChars += text.length
       if ("error" in scanned || (!end && recordChars > maxRecordChars)) {

@@ -28,6 +28,11 @@ describe("CSV line breaks", () => {
       ["Record", 4, "3"],
       ["Record", 5, "4"]
     ])
+    // A CR ending the file's last row is not yet a line to csv-parse when the row is read.
+    expect(summary(await items("id,text\n1,a\n2,b\r"))).toEqual([
+      ["Record", 2, "1"],
+      ["Record", 3, "2"]
+    ])
   })
 
   it("a closing quote followed by a CR in an LF file rejects that row only", async () => {
@@ -43,6 +48,16 @@ describe("CSV line breaks", () => {
       ["Reject", 2, undefined],
       ["Record", 3, "2"],
       ["Record", 4, "3"]
+    ])
+  })
+
+  it("a quote starting a line that goes on with an unquoted field (after an LF alone in a CRLF file) rejects that row only", async () => {
+    // csv-parse took the quote on line 4 for a stray one, then read on inside quotes to the end.
+    expect(summary(await items('id,text\r\n1,a\r\n\n"\r\n"\r\n2,b\r\n'))).toEqual([
+      ["Record", 2, "1"],
+      ["Reject", 3, undefined],
+      ["Reject", 5, undefined],
+      ["Record", 6, "2"]
     ])
   })
 })

@@ -21,7 +21,7 @@ import {
   type SourceItem,
   type SourceOptions
 } from "../source.ts"
-import { closeUnits, decodeLine, scanLines } from "./lines.ts"
+import { closeUnits, decodeLine, lineEnd, scanLines } from "./lines.ts"
 
 const MAX_RECORD_BYTES = 16 * 1024 * 1024
 
@@ -45,19 +45,14 @@ const readError = (path: string) => (e: unknown) => new SourceError({ path, deta
 const headerEnd = async (path: string, encoding: Encoding): Promise<number> => {
   const file = await open(path, "r")
   try {
-    const utf16 = encoding === "utf-16le"
-    const buffer = Buffer.alloc(64 * 1024)
-    let offset = 0
+    let read = Buffer.alloc(0)
     for (;;) {
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, offset)
-      if (bytesRead === 0) return offset
-      for (let i = buffer.indexOf(10); i !== -1 && i < bytesRead; i = buffer.indexOf(10, i + 1)) {
-        if (!utf16) return offset + i + 1
-        if ((offset + i) % 2 === 0 && i + 1 < bytesRead && buffer[i + 1] === 0) return offset + i + 2
-      }
-      // (UTF-16LE: a break split across reads is found again: read on from an even offset.)
-      offset += utf16 && bytesRead % 2 === 0 ? bytesRead - 2 : bytesRead
-      if (utf16 && bytesRead < 2) return offset + bytesRead
+      const chunk = Buffer.alloc(64 * 1024)
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, read.length)
+      read = Buffer.concat([read, chunk.subarray(0, bytesRead)])
+      const end = lineEnd(read, 0, encoding === "utf-16le")
+      if (end !== -1) return end
+      if (bytesRead === 0) return read.length
     }
   } finally {
     await file.close()
@@ -91,7 +86,8 @@ export const csvSource = (path: string, encoding: Encoding = DefaultEncoding, op
       on_record: (row: Raw): Raw & { line: number } => {
         // The row without the line break that ended it (raw holds a CRLF's CR only, an LF whole).
         const crlf = parser.options.record_delimiter[0]?.length === 2
-        const text = row.raw.endsWith(crlf ? "\r" : "\n") ? row.raw.slice(0, -1) : row.raw
+        // A CR ending the file's last row is not counted yet when the row is read.
+        const text = row.raw.endsWith(crlf ? "\r" : "\n") || row.raw.endsWith("\r") ? row.raw.slice(0, -1) : row.raw
         drift += countOf(text, "\r")
         const line = row.info.lines - drift - countOf(text, "\n")
         return { ...row, line }
@@ -296,12 +292,22 @@ const cutCsv = async (path: string, encoding: Encoding, target: number): Promise
     const rows = await count(u.record)
     cut[u.unit] = { ...cut[u.unit]!, rows: cut[u.unit]!.rows + rows - 1 }
   }
+  // Ordinals from the counts; a unit left without a row (its one record read as none) joins the next.
+  const kept: Array<InputUnit> = []
   let next = 0
-  for (let i = 0; i < cut.length; i++) {
-    cut[i] = { ...cut[i]!, firstOrdinal: next }
-    next += cut[i]!.rows
+  let from: InputUnit | undefined
+  for (const u of cut.slice(0, -1)) {
+    const start = from ?? u
+    if (u.rows === 0) from = start
+    else {
+      kept.push({ ...u, start: start.start, firstLine: start.firstLine, firstOrdinal: next })
+      from = undefined
+    }
+    next += u.rows
   }
-  return closeUnits(cut.slice(0, -1), cut[cut.length - 1]!)
+  const last = cut[cut.length - 1]!
+  const start = from ?? last
+  return closeUnits(kept, { ...last, start: start.start, firstLine: start.firstLine, firstOrdinal: next })
 }
 
 /** A record csv-parse reads as the scanner does: no CR but those of the file's CRLF line breaks (none in an LF file). */

@@ -12,7 +12,7 @@ import { traceRead } from "../read-trace.ts"
 const NEWLINE = 10
 
 /** Where the line starting at `from` ends (the index after its break), or -1 when `bytes` ends first. */
-const lineEnd = (bytes: Buffer, from: number, utf16: boolean): number => {
+export const lineEnd = (bytes: Buffer, from: number, utf16: boolean): number => {
   if (!utf16) {
     const nl = bytes.indexOf(NEWLINE, from)
     return nl === -1 ? -1 : nl + 1
