@@ -147,7 +147,9 @@ export const coordinate =
               lastLost = Date.now()
               for (const u of rows) {
                 if (u.state !== "queued" || u.bossId === null || u.age < s.cluster.staleSeconds) continue
-                if ((yield* queue.state(u.bossId)) !== "active") continue
+                // Taken a moment ago and about to be recorded is not lost: only one taken long ago.
+                const taken = yield* queue.activeFor(u.bossId)
+                if (taken === undefined || taken < s.cluster.staleSeconds) continue
                 yield* queue.fail(u.bossId, "taken by a worker that never reported")
                 yield* board.settle(runId, u.index, "queued", "taken by a worker that never reported; given to another")
                 yield* Effect.logWarning(

@@ -59,7 +59,16 @@ export const makeUnitQueue = (url: Redacted.Redacted<string>, options: { readonl
         ids.length === 0 ? Effect.void : call("cannot cancel units", () => boss.cancel(UNIT_QUEUE, [...ids])),
       /** The unit's pg-boss state (created, retry, active, completed, cancelled, failed), none if gone. */
       state: (id: string) =>
-        call("cannot read a unit's state", () => boss.getJobById(UNIT_QUEUE, id)).pipe(Effect.map((job) => job?.state))
+        call("cannot read a unit's state", () => boss.getJobById(UNIT_QUEUE, id)).pipe(Effect.map((job) => job?.state)),
+      /** Seconds since a worker took the unit from the queue, if it is active. */
+      activeFor: (id: string) =>
+        call("cannot read a unit's state", () => boss.getJobById(UNIT_QUEUE, id)).pipe(
+          Effect.map((job) =>
+            job?.state === "active" && job.startedOn !== null
+              ? (Date.now() - new Date(job.startedOn).getTime()) / 1000
+              : undefined
+          )
+        )
     }
   })
 

@@ -23,6 +23,9 @@ const sent = new Map<string, number>()
 const paths = new Map<string, number>()
 let env: Record<string, string | undefined>
 let input: string
+/** The first half of the input, for the runs killed on the way (their output: the first half of the single run's). */
+let half: string
+const HALF = RECORDS / 2
 let single: Array<Record<string, unknown>>
 
 /** Every request to the emulator passes here and is counted. */
@@ -50,7 +53,7 @@ const countingProxy = (target: string) =>
     s.listen(0, "127.0.0.1", () => resolve(s))
   })
 
-const jobFile = (dir: string, name: string, unitRecords = 500) => {
+const jobFile = (dir: string, name: string, unitRecords = 500, from = input) => {
   const job = join(dir, `${name}.yaml`)
   writeFileSync(
     job,
@@ -58,10 +61,10 @@ const jobFile = (dir: string, name: string, unitRecords = 500) => {
       `name: ${name}`,
       "pipeline: moderation",
       "fields: { text: text }",
-      `input: { path: ${input}, id: id }`,
+      `input: { path: ${from}, id: id }`,
       "output: { path: out/r.jsonl }",
       "limits: { records: 16, concurrency: 16 }",
-      `cluster: { unitRecords: ${unitRecords}, staleSeconds: 2, retryLimit: 5 }`,
+      `cluster: { unitRecords: ${unitRecords}, staleSeconds: 3, retryLimit: 5 }`,
       ""
     ].join("\n")
   )
@@ -97,6 +100,7 @@ beforeAll(async () => {
   }
   const dir = tempDir()
   input = writeCorpus(dir, RECORDS)
+  half = writeCorpus(dir, HALF, "half.jsonl")
   // The single-process run every cluster run is compared with (its own SQLite ledger).
   const job = jobFile(dir, "single")
   writeFileSync(job, readFileSync(job, "utf8").replace(/^cluster:.*$/m, ""))
@@ -140,7 +144,7 @@ describe("run --cluster", () => {
   it("a worker SIGKILLed mid-run: its unit goes to another, no record lost", async () => {
     const url = await server.database("killed")
     const dir = tempDir()
-    const job = jobFile(dir, "killed")
+    const job = jobFile(dir, "killed", 250, half)
     const victim = worker(url)
     const other = worker(url)
     const run = spawnCli(["run", job, "--cluster", url, "--no-work"], env)
@@ -150,26 +154,59 @@ describe("run --cluster", () => {
     const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r("timeout"), 60_000))])
     if (code !== 0) console.log(run.out(), run.err(), "OTHER", other.err(), "VICTIM", victim.err())
     expect(code).toBe(0)
-    expect(run.out()).toContain(`finished: ${RECORDS} done, 0 failed`)
+    expect(run.out()).toContain(`finished: ${HALF} done, 0 failed`)
     expect(run.err()).toMatch(/silent for \d+ s; given to another worker/)
-    expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single)
+    expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single.slice(0, HALF))
     await stopAll([other])
   }, 90_000)
 
   it("the coordinator SIGKILLed, then the same command again: completes from where the units stood", async () => {
     const url = await server.database("again")
     const dir = tempDir()
-    const job = jobFile(dir, "again")
+    const job = jobFile(dir, "again", 250, half)
     const ws = [worker(url), worker(url)]
     const first = spawnCli(["run", job, "--cluster", url, "--no-work"], env)
     await logged(first, /units: [1-9]\d* of 12 done/)
     first.child.kill("SIGKILL")
     await first.exited
+    // A worker stopped by SIGTERM while it holds a unit: the unit goes back to the queue at once.
+    const [stopping, staying] = ws as [ReturnType<typeof spawnCli>, ReturnType<typeof spawnCli>]
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        const e = stopping.err()
+        if ((e.match(/: taken,/g) ?? []).length > (e.match(/\): done/g) ?? []).length) resolve(void clearInterval(poll))
+      }, 10)
+    })
+    stopping.child.kill("SIGTERM")
+    expect(await stopping.exited).toBe(130)
+    expect(stopping.err()).toMatch(/\): stopped/)
     const second = spawnCli(["run", job, "--cluster", url], env)
     expect(await second.exited).toBe(0)
-    expect(second.out()).toContain(`finished: ${RECORDS} done, 0 failed`)
+    expect(second.out()).toContain(`finished: ${HALF} done, 0 failed`)
     expect(second.out()).toContain("resum")
-    expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single)
-    await stopAll(ws)
+    expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single.slice(0, HALF))
+    await stopAll([staying])
   }, 90_000)
+
+  it("a worker whose input is not the coordinator's refuses its unit: the run stops, exit 11, the reason in status", async () => {
+    const url = await server.database("refused")
+    const dir = tempDir()
+    const own = writeCorpus(dir, 50, "small.jsonl")
+    const job = join(dir, "refused.yaml")
+    writeFileSync(
+      job,
+      `name: refused\npipeline: moderation\nfields: { text: text }\ninput: { path: ${own}, id: id }\noutput: { path: out/r.jsonl }\ncluster: { unitRecords: 20, staleSeconds: 2 }\n`
+    )
+    const run = spawnCli(["run", job, "--cluster", url, "--no-work"], env)
+    await logged(run, /units: 0 done before, 3 sent/)
+    // The file changes on this "machine" after the coordinator read it.
+    writeFileSync(own, `${readFileSync(own, "utf8")}{"id":"late","text":"a late line"}\n`)
+    const w = worker(url)
+    expect(await run.exited).toBe(11)
+    expect(run.err()).toMatch(/unit \d \(worker [^)]+\): .*is not the file the coordinator read/)
+    const status = spawnCli(["status", job, "--cluster", url], env)
+    expect(await status.exited).toBe(0)
+    expect(status.out()).toMatch(/unit \d\s+refused: .*is not the file the coordinator read/)
+    await stopAll([w])
+  }, 60_000)
 })
