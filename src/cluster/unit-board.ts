@@ -132,12 +132,13 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
           (rows) => rows[0]?.unit as InputUnit
         ),
       /** Sent to the queue as pg-boss job `bossId`, waiting for a worker. */
-      queued: (runId: number, index: number, bossId: string, message: string | null = null) =>
+      queued: (runId: number, index: number, bossId: string, message: string | null = null, givenBack = false) =>
         query(
           "cannot record a unit",
-          `UPDATE svc_batch_units SET state = 'queued', boss_id = $3, worker = NULL, message = $4, updated_at = now()
+          `UPDATE svc_batch_units SET state = 'queued', boss_id = $3, worker = NULL, message = $4, updated_at = now(),
+                  attempts = CASE WHEN $5 THEN GREATEST(attempts - 1, 0) ELSE attempts END
              WHERE run_id = $1 AND idx = $2`,
-          [runId, index, bossId, message]
+          [runId, index, bossId, message, givenBack]
         ),
       /** A worker took it: one more attempt. */
       taken: (runId: number, index: number, worker: string) =>

@@ -86,7 +86,7 @@ export const runWorker = <R>(o: WorkerOptions<R>) =>
           if (result._tag === "Stopped") {
             // Given back at once, without spending one of its attempts: a fresh unit in the queue.
             const id = yield* o.queue.send(payload, payload.retryLimit)
-            yield* o.board.queued(runId, index, id, `given back by ${me} (stopping)`)
+            yield* o.board.queued(runId, index, id, `given back by ${me} (stopping)`, true)
             yield* o.queue.complete(job.id)
           } else {
             const state = result._tag === "Done" ? "done" : result._tag === "Refused" ? "refused" : "aborted"
