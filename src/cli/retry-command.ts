@@ -36,6 +36,9 @@ export const retryCommand = Command.make(
       outputFormat: none,
       rejects: none,
       state: o.state,
+      // Retried on this machine alone (a cluster's run too: its ledger is --ledger's).
+      cluster: none,
+      noWork: false,
       rpm: none,
       concurrency: none,
       records: none,

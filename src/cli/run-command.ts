@@ -6,6 +6,11 @@ import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { RunStats } from "../engine/run-stats.ts"
 import { JobContext, jobContext } from "../job/job-context.ts"
+import type { JobOverrides, ResolvedJob } from "../job/resolve-job.ts"
+import { coordinate } from "../cluster/coordinator.ts"
+import { tellUnit } from "./worker-command.ts"
+import { unitWork } from "./unit-work.ts"
+import { resolve } from "node:path"
 import { requestBudgetFlag } from "../job/request-budget-flag.ts"
 import { rpmFlag } from "../job/rpm.ts"
 import { whileLocked } from "./job-lock.ts"
@@ -32,7 +37,24 @@ const runJob = (o: RunInput, maxRequests: number | undefined) =>
     // One invocation of the job at a time, held until this command ends (run, output, report, retention).
     return yield* whileLocked(
       Effect.gen(function* () {
-        const summary = yield* runSession({ flags: o, maxRequests, stop, tallies: after.tallies }, stats)
+        // A cluster run (not `retry`, which asks a run's failed records again on this machine).
+        const distribute =
+          job.cluster !== undefined && o.retry === undefined
+            ? coordinate({
+                url: job.cluster.url,
+                cluster: job.cluster,
+                job: job.name,
+                jobFile: resolve(o.job),
+                overrides: { ...unitOverrides(job) },
+                input: job.input.path,
+                format: job.input.format,
+                sourceOptions: job.input,
+                work: o.noWork ? undefined : { work: unitWork(stop), told: tellUnit },
+                stop,
+                stats
+              })
+            : undefined
+        const summary = yield* runSession({ flags: o, maxRequests, stop, tallies: after.tallies, distribute }, stats)
         const outcome = yield* presentRunEnd(summary, stats, job, maxRequests)
         if (summary.status !== "finished") return outcome
         return (yield* after.finish(summary)) ? Outcome.ThresholdsExceeded() : outcome
@@ -40,6 +62,19 @@ const runJob = (o: RunInput, maxRequests: number | undefined) =>
       { wait: o.wait, stop: Effect.as(stop, Outcome.Interrupted()) }
     )
   })
+
+/** What a worker resolves the job with: this machine's resolution of every field a unit reads, paths absolute. */
+const unitOverrides = (job: ResolvedJob): JobOverrides => ({
+  input: job.input.path,
+  inputFormat: job.input.format,
+  inputEncoding: job.input.encoding,
+  ...(Object.keys(job.limits.rpm).length > 0 ? { rpm: job.limits.rpm } : {}),
+  concurrency: job.limits.concurrency,
+  records: job.limits.records,
+  maxAttempts: job.limits.maxAttempts,
+  graceMs: job.limits.graceMs,
+  cache: job.cache
+})
 
 export const executeRun = (o: RunInput) =>
   Effect.gen(function* () {

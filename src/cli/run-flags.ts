@@ -79,6 +79,15 @@ export const options = {
     ),
     Options.optional
   ),
+  cluster: Options.text("cluster").pipe(
+    Options.withDescription(
+      "coordinate a run over many machines: postgres://user:password@host:5432/db, the shared ledger and queue of work units (default: the job's cluster.url)"
+    ),
+    Options.optional
+  ),
+  noWork: Options.boolean("no-work").pipe(
+    Options.withDescription("with --cluster: only coordinate, leave the units to the workers")
+  ),
   dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing")),
   wait: waitOption
 }
@@ -99,6 +108,7 @@ export const overridesOf = (o: RunInput, rpm: Readonly<Record<string, number>> |
   outputFormat: opt(o.outputFormat),
   rejects: opt(o.rejects),
   ...ledgerOverrides(o.state),
+  cluster: opt(o.cluster),
   rpm,
   concurrency: opt(o.concurrency),
   records: opt(o.records),

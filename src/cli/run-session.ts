@@ -8,7 +8,8 @@ import { reportProgress, statusLine } from "../engine/progress.ts"
 import { defaultRetryPolicy } from "../engine/flow/retry.ts"
 import { isResumable } from "../engine/run-lifecycle.ts"
 import type { RunStats } from "../engine/run-stats.ts"
-import { runPipeline } from "../engine/runner.ts"
+import { type Distribute, runPipeline } from "../engine/runner.ts"
+import type { UnitSettings } from "../engine/records/process-unit.ts"
 import type { RowTallies } from "../engine/output/row-tally.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { checkReadable } from "../io/input-access.ts"
@@ -16,7 +17,7 @@ import { measureInput, openSource } from "../io/sources/index.ts"
 import { chosenRun, JobContext } from "../job/job-context.ts"
 import type { ResolvedJob } from "../job/resolve-job.ts"
 import { Ledger } from "../ledger/ledger.ts"
-import { describeEndpoint, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
+import { describeEndpoint, type EndpointInfo, originOf, serviceLayer, ServiceEndpoint } from "./endpoint.ts"
 import { logFormat } from "./log-format.ts"
 import { newRunCommand, type RunInput } from "./run-flags.ts"
 
@@ -27,7 +28,45 @@ export interface SessionSettings {
   readonly stop: Effect.Effect<void>
   /** Row consumers fed as the output is written (the report's tally, the verdicts' count). */
   readonly tallies: RowTallies
+  /** A cluster run: the processing pass distributed over work units (src/cluster/). */
+  readonly distribute?: Distribute | undefined
 }
+
+/**
+ * What processing the job's records takes (the flow and the pass's settings), for a run over the
+ * whole input and for a cluster worker's unit alike.
+ */
+export const unitSettingsOf = (
+  job: ResolvedJob,
+  pipeline: Pipeline,
+  endpoint: EndpointInfo,
+  run: {
+    readonly fingerprint: string
+    readonly stop: Effect.Effect<void>
+    readonly retryFailed: boolean
+    readonly maxRequests?: number | undefined
+  }
+): UnitSettings & {
+  readonly recordConcurrency: number
+  readonly grace: Duration.Duration
+  readonly stop: Effect.Effect<void>
+} => ({
+  service: originOf(endpoint),
+  baseUrl: endpoint.emulated ? undefined : endpoint.baseUrl,
+  pipeline,
+  source: openSource(job.input.path, job.input.format, job.input),
+  fingerprint: run.fingerprint,
+  idField: job.input.id,
+  cache: job.cache,
+  retryFailed: run.retryFailed,
+  recordConcurrency: job.limits.records,
+  rpm: job.limits.rpm,
+  maxConcurrency: job.limits.concurrency,
+  retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
+  stop: run.stop,
+  maxRequests: run.maxRequests,
+  grace: Duration.millis(job.limits.graceMs)
+})
 
 export const runSession = (settings: SessionSettings, stats: RunStats) =>
   Effect.gen(function* () {
@@ -96,30 +135,22 @@ const session = (
       const o = settings.flags
       return yield* runPipeline(
         {
+          ...unitSettingsOf(job, pipeline, endpoint, {
+            fingerprint,
+            stop: settings.stop,
+            retryFailed: o.retryFailed,
+            maxRequests: settings.maxRequests
+          }),
           job: job.name,
-          service: originOf(endpoint),
-          baseUrl: endpoint.emulated ? undefined : endpoint.baseUrl,
           newRun: o.newRun,
           reopen,
           // `retry` reopens a given run: no --new-run there.
           newRunCommand: reopen === undefined ? newRunCommand(process.argv) : undefined,
-          pipeline,
-          source: openSource(input, inputFormat, job.input),
-          fingerprint,
           output: job.output,
           rejectsPath: job.rejects,
           store: job.store,
-          idField: job.input.id,
           tallies: settings.tallies,
-          cache: job.cache,
-          retryFailed: o.retryFailed,
-          recordConcurrency: job.limits.records,
-          rpm: job.limits.rpm,
-          maxConcurrency: job.limits.concurrency,
-          retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
-          stop: settings.stop,
-          maxRequests: settings.maxRequests,
-          grace: Duration.millis(job.limits.graceMs)
+          distribute: settings.distribute
         },
         stats
       ).pipe(Effect.scoped)

@@ -69,8 +69,9 @@ describe("start-up modules", () => {
       "src/service/http-undici.ts",
       "src/io/sources/parquet.ts",
       "src/io/sinks/parquet.ts",
-      // The PostgreSQL client, only for a job whose ledger is on a server.
-      "node_modules/pg"
+      // The PostgreSQL client and pg-boss, only for a job whose ledger is on a server.
+      "node_modules/pg",
+      "node_modules/pg-boss"
     ]) {
       expect(loaded(lazy), lazy).toEqual([])
     }
