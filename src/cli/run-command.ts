@@ -8,6 +8,7 @@ import { RunStats } from "../engine/run-stats.ts"
 import { JobContext, jobContext } from "../job/job-context.ts"
 import type { JobOverrides, ResolvedJob } from "../job/resolve-job.ts"
 import { coordinate } from "../cluster/coordinator.ts"
+import { openSharedRate } from "../cluster/shared-rate.ts"
 import { tellUnit } from "./worker-command.ts"
 import { unitWork } from "./unit-work.ts"
 import { resolve } from "node:path"
@@ -49,7 +50,12 @@ const runJob = (o: RunInput, maxRequests: number | undefined) =>
                 input: job.input.path,
                 format: job.input.format,
                 sourceOptions: job.input,
-                work: o.noWork ? undefined : { work: unitWork(stop), told: tellUnit },
+                work: o.noWork
+                  ? undefined
+                  : {
+                      work: unitWork(stop, yield* openSharedRate({ url: job.cluster.url })),
+                      told: tellUnit
+                    },
                 stop,
                 stats
               })

@@ -10,6 +10,7 @@ import { isResumable } from "../engine/run-lifecycle.ts"
 import type { RunStats } from "../engine/run-stats.ts"
 import { type Distribute, runPipeline } from "../engine/runner.ts"
 import type { UnitSettings } from "../engine/records/process-unit.ts"
+import type { SharedRate } from "../engine/flow/shared-bucket.ts"
 import type { RowTallies } from "../engine/output/row-tally.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { checkReadable } from "../io/input-access.ts"
@@ -45,6 +46,7 @@ export const unitSettingsOf = (
     readonly stop: Effect.Effect<void>
     readonly retryFailed: boolean
     readonly maxRequests?: number | undefined
+    readonly sharedRate?: SharedRate | undefined
   }
 ): UnitSettings & {
   readonly recordConcurrency: number
@@ -65,6 +67,7 @@ export const unitSettingsOf = (
   retry: { ...defaultRetryPolicy, maxAttempts: job.limits.maxAttempts },
   stop: run.stop,
   maxRequests: run.maxRequests,
+  sharedRate: run.sharedRate,
   grace: Duration.millis(job.limits.graceMs)
 })
 

@@ -11,6 +11,7 @@ import { hostname } from "node:os"
 import { pipelineForJob } from "../../pipelines/index.ts"
 import type { UnitPayload } from "../cluster/unit-payload.ts"
 import type { UnitEnd } from "../cluster/worker.ts"
+import type { SharedRate } from "../engine/flow/shared-bucket.ts"
 import { processUnit } from "../engine/records/process-unit.ts"
 import { RunStats } from "../engine/run-stats.ts"
 import { checkReadable } from "../io/input-access.ts"
@@ -38,8 +39,12 @@ const fingerprintOf = (path: string, format: Format) =>
 
 const refused = (reason: string): UnitEnd => ({ _tag: "Refused", reason })
 
+/**
+ * `sharedRate`: the cluster's request rate per service and model (cluster/shared-rate.ts), opened
+ * once per process: `limits.rpm` is then the whole cluster's rate, and a 429 one worker meets slows all.
+ */
 export const unitWork =
-  (stop: Effect.Effect<void>) =>
+  (stop: Effect.Effect<void>, sharedRate?: SharedRate) =>
   (payload: UnitPayload): Effect.Effect<UnitEnd, { readonly message: string }, Ledger> =>
     Effect.gen(function* () {
       const here = hostname()
@@ -65,7 +70,8 @@ export const unitWork =
         const settings = unitSettingsOf(job, pipeline, endpoint, {
           fingerprint: payload.fingerprint,
           stop,
-          retryFailed: payload.retryFailed
+          retryFailed: payload.retryFailed,
+          sharedRate
         })
         return yield* processUnit(settings, new RunStats(), {
           runId: payload.runId,

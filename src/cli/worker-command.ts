@@ -17,6 +17,7 @@ import { OptionError } from "../job/job-file.ts"
 import { PostgresLedger } from "../ledger/postgres-ledger.ts"
 import { Outcome, ending } from "./outcome.ts"
 import { gracefulStop } from "./shutdown.ts"
+import { openSharedRate } from "../cluster/shared-rate.ts"
 import { unitWork } from "./unit-work.ts"
 import { withDefaultShown } from "./option-default.ts"
 
@@ -59,7 +60,7 @@ export const workerCommand = Command.make(
         concurrency: o.concurrency,
         stop,
         pollMs: Math.max(50, o.pollMs),
-        work: unitWork(stop),
+        work: unitWork(stop, yield* openSharedRate({ url })),
         told: tellUnit
       }).pipe(Effect.provide(PostgresLedger.layer({ url })))
       yield* Console.error("svc-batch worker stopped: units in hand were given back to the queue")
