@@ -156,3 +156,41 @@ describe("run report", () => {
     })
   )
 })
+
+describe("run report trend", () => {
+  it.scopedLive("reads a finished run's saved verdict counts and this run's from its tally, querying no records", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 20)
+      const first = yield* runOnce({ dir, input, emulator })
+      const second = yield* runOnce({ dir, input, emulator })
+      let queries = 0
+      const report = yield* Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const saved = Option.getOrThrow(yield* ledger.run(first.summary.runId))
+        // What the run saved when it finished (after-run's applyRetention), as retention left it.
+        yield* ledger.setRun(first.summary.runId, "finished", {
+          ...saved.stats,
+          verdicts: { safe: 14, harmful: 6 }
+        })
+        const counting = {
+          ...ledger,
+          countByColumn: (runId: number, column: string) => {
+            queries++
+            return ledger.countByColumn(runId, column)
+          }
+        }
+        const run = Option.getOrThrow(yield* ledger.run(second.summary.runId))
+        return yield* buildReport(run, options, openSource(input, "jsonl")).pipe(
+          Effect.provideService(Ledger, counting)
+        )
+      }).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
+      expect(queries).toBe(0)
+      expect(report.moderation!.trend.map((t) => [t.runId, t.records, t.harmful])).toEqual([
+        [first.summary.runId, 20, 6],
+        [second.summary.runId, 20, 4]
+      ])
+    })
+  )
+})
