@@ -14,7 +14,7 @@ import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
 import { ledgerMayExist, ledgerName } from "../job/resolve-job.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
-import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
+import { reportFiles, withAlerts, writeReport } from "../report/write-report.ts"
 import { ConfigError } from "./endpoint.ts"
 import { announceReport } from "./present/report-lines.ts"
 import { jobFileArg } from "./job-file-arg.ts"
@@ -55,9 +55,10 @@ export const reportCommand = Command.make(
           const current = Option.isSome(last) && last.value.id === run.value.id
           return { report, files: reportFiles(current ? job.output.path : besidePath(job.output.path, run.value.id)) }
         }).pipe(Effect.provide(jobLedger(job)))
-        yield* writeReport(report, files)
+        const alerted = withAlerts(report, job.job.report.fail)
+        yield* writeReport(alerted, files)
         yield* Console.log(`svc-batch report ${job.name}: run ${report.runId} (${report.status})`)
-        const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
+        const alerts = (alerted.alerts ?? []).map((a) => a.message)
         return (yield* announceReport(report, files, alerts)) ? Outcome.ThresholdsExceeded() : done
       })
     ).pipe(Effect.provide(jobContext(o.job, ledgerOverrides(o.state), { inputMustExist: false })))

@@ -9,7 +9,8 @@ import { outcomeReader } from "../engine/output/outcome-reader.ts"
 import { Ledger, type LedgerService, type Run, type StoredRecord } from "../ledger/ledger.ts"
 import { Categories, CategoryCodes, isCategoryCode } from "../service/moderation.ts"
 import type { ModerationSection, RunReport } from "./run-report.ts"
-import { codesOf, makeReportTally, type ReportTally, tally } from "./report-tally.ts"
+import { makeReportTally, type ReportTally } from "./report-tally.ts"
+import { changesSince, seenRecords } from "./report-changes.ts"
 
 // One collator each, made once: `localeCompare` with a locale and options builds one per call (a
 // warm 50k rerun spent 4.6 % of its time there sorting the flagged rows).
@@ -90,18 +91,6 @@ const outcomes = (
   )
 }
 
-/** The flagged keys (harmful) of a run, with their categories, from the ledger alone. */
-const flaggedOf = (ledger: LedgerService, runId: number, verdictColumn: string, categoriesColumn: string) =>
-  outcomes(ledger, runId, undefined).pipe(
-    Stream.runFold(new Map<string, ReadonlyArray<string>>(), (acc, o) => {
-      if (o.record.outcome._tag === "Done") {
-        const row = o.record.outcome.output.rows[0]
-        if (row?.[verdictColumn] === "harmful") acc.set(o.record.key, codesOf(row[categoriesColumn]))
-      }
-      return acc
-    })
-  )
-
 /**
  * A trend run's verdict counts without a query where they are known: this run's from its tally, a
  * finished run's the counts it saved when it finished (retention may have removed its records since).
@@ -176,22 +165,20 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
         (r) => r.id <= run.id && (r.status === "finished" || r.id === run.id)
       )
       const previous = history.find((r) => r.id < run.id)
-      let changes: ModerationSection["changes"]
-      if (previous !== undefined) {
-        const before = yield* flaggedOf(ledger, previous.id, verdictColumn, categoriesColumn)
-        const now = new Map(flagged.filter((f) => f.verdict === "harmful").map((f) => [f.key, f]))
-        const beforeCounts = new Map<string, number>()
-        for (const codes of before.values()) for (const c of codes) tally(beforeCounts, c)
-        const codes = [...new Set([...beforeCounts.keys(), ...categories.keys()])].sort(numericOrder)
-        changes = {
-          previousRunId: previous.id,
-          newlyFlagged: [...now.values()].filter((f) => !before.has(f.key)).sort(byCategory),
-          noLongerFlagged: [...before.keys()].filter((k) => !now.has(k)).sort(),
-          categoryDeltas: codes
-            .map((code) => ({ code, before: beforeCounts.get(code) ?? 0, after: categories.get(code) ?? 0 }))
-            .filter((d) => d.before !== d.after)
-        }
-      }
+      const changes =
+        previous === undefined
+          ? undefined
+          : changesSince(
+              previous.id,
+              yield* seenRecords(
+                Stream.map(outcomes(ledger, previous.id, undefined), (o) => o.record),
+                verdictColumn,
+                categoriesColumn
+              ),
+              tallied,
+              byCategory,
+              numericOrder
+            )
       const trend = yield* Effect.forEach(history.slice(0, options.trendRuns).reverse(), (r) =>
         Effect.map(trendCounts(ledger, r, run.id, tallied, verdictColumn), (rows) => ({
           runId: r.id,
