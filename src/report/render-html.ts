@@ -45,10 +45,7 @@ const attention = (r: RunReport, listed: number): string => {
     parts.push(
       r.alerts.length > 0
         ? `<div class="alert" id="alert"><strong>ALERT: the job's report.fail thresholds were exceeded.</strong><ul>${r.alerts
-            .map(
-              (a) =>
-                `<li><code>${esc(a.rule)}</code>: ${esc(a.value)} (threshold ${esc(a.threshold)}) — ${esc(a.message)}</li>`
-            )
+            .map((a) => `<li><code>${esc(a.rule)}</code>: ${esc(a.value)} (threshold ${esc(a.threshold)})</li>`)
             .join("")}</ul></div>`
         : `<p class="ok" id="alert">No alert: no report.fail threshold exceeded.</p>`
     )

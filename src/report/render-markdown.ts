@@ -19,7 +19,7 @@ const attention = (r: RunReport, listed: number): Array<string> => {
     out.push(
       r.alerts.length > 0
         ? `**ALERT: the job's report.fail thresholds were exceeded.**\n\n${r.alerts
-            .map((a) => `- \`${a.rule}\`: ${a.value} (threshold ${a.threshold}) — ${a.message}`)
+            .map((a) => `- \`${a.rule}\`: ${a.value} (threshold ${a.threshold})`)
             .join("\n")}\n`
         : "No alert: no report.fail threshold exceeded.\n"
     )
