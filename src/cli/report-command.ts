@@ -13,7 +13,7 @@ import { Ledger } from "../ledger/ledger.ts"
 import { chosenRun, JobContext, withJobLedger } from "../job/job-context.ts"
 import { buildReport } from "../report/build-report.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
-import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
+import { reportFiles, withAlerts, writeReport } from "../report/write-report.ts"
 import { announceReport } from "./present/report-lines.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { done, ending, Outcome } from "./outcome.ts"
@@ -44,9 +44,10 @@ export const reportCommand = Command.make(
           return { report, files: reportFiles(current ? job.output.path : besidePath(job.output.path, run.id)) }
         })
       )
-      yield* writeReport(report, files)
+      const alerted = withAlerts(report, job.job.report.fail)
+      yield* writeReport(alerted, files)
       yield* Console.log(`svc-batch report ${job.name}: run ${report.runId} (${report.status})`)
-      const alerts = job.job.report.fail ? exceeded(report, job.job.report.fail) : []
+      const alerts = (alerted.alerts ?? []).map((a) => a.message)
       return (yield* announceReport(report, files, alerts)) ? Outcome.ThresholdsExceeded() : done
     }).pipe(Effect.provide(pastRunsContext(o)))
   )

@@ -34,6 +34,23 @@ export const FlaggedRecord = Schema.Struct({
   raw: Schema.optional(Schema.String)
 })
 
+/** A record flagged by the previous run and not by this one: its former categories, and what became of it. */
+export const NoLongerFlagged = Schema.Struct({
+  key: Schema.String,
+  categories: Schema.Array(Schema.String),
+  /** "edited": its request changed (text or settings); "removed": not in this run; "unchanged": judged anew. */
+  record: Schema.Literal("edited", "removed", "unchanged")
+})
+
+/** A `report.fail` threshold this run exceeded: `value` against `threshold`. */
+export const Alert = Schema.Struct({
+  /** "newlyFlagged", or "categories.<code>". */
+  rule: Schema.String,
+  threshold: Count,
+  value: Count,
+  message: Schema.String
+})
+
 export const RunPoint = Schema.Struct({ runId: Count, startedAt: Schema.Number, records: Count, harmful: Count })
 
 export const ModerationSection = Schema.Struct({
@@ -57,7 +74,19 @@ export const ModerationSection = Schema.Struct({
       previousRunId: Count,
       newlyFlagged: Schema.Array(FlaggedRecord),
       noLongerFlagged: Schema.Array(Schema.String),
-      categoryDeltas: Schema.Array(Schema.Struct({ code: Schema.String, before: Count, after: Count }))
+      categoryDeltas: Schema.Array(
+        Schema.Struct({
+          code: Schema.String,
+          before: Count,
+          after: Count,
+          /** Records in the category now that were not before, and the other way round. */
+          added: Schema.optional(Count),
+          removed: Schema.optional(Count)
+        })
+      ),
+      /** Records in this run and not the previous one, the other way round, and in both with another request. */
+      records: Schema.optional(Schema.Struct({ added: Count, removed: Count, edited: Count })),
+      noLongerFlaggedRecords: Schema.optional(Schema.Array(NoLongerFlagged))
     })
   ),
   trend: Schema.Array(RunPoint)
@@ -101,6 +130,8 @@ export const RunReport = Schema.Struct({
   /** Per model run without `limits.rpm`: the rate learnt from the 429s met (rpm: the one to pin). */
   rates: Schema.optional(Schema.Record({ key: Schema.String, value: DiscoveredRate })),
   stageCounters: Schema.Record({ key: Schema.String, value: Count }),
+  /** The `report.fail` thresholds exceeded (empty: none); absent when the job sets none. */
+  alerts: Schema.optional(Schema.Array(Alert)),
   moderation: Schema.optional(ModerationSection),
   translation: Schema.optional(TranslationSection)
 })

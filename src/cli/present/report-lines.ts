@@ -25,7 +25,7 @@ export const announceReport = (
       )
     }
     yield* Console.log(
-      `  report  ${files.html}\n          ${files.markdown}\n          ${files.json}\n          ${files.csv}`
+      `  report  ${files.html}\n          ${files.markdown}\n          ${files.json}${m !== undefined ? `\n          ${files.csv}` : ""}`
     )
     for (const a of alerts) yield* Console.error(`svc-batch: threshold exceeded: ${a}`)
     return alerts.length > 0
