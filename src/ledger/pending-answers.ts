@@ -4,8 +4,9 @@
  * reads back its own answer at once). Storage-independent and synchronous: the SQLite adapter's
  * hot path runs through it.
  */
+import { codecFor } from "./answer-codec.ts"
+import type { AnswerEntry, RecordOutcome, RecordStatus, StoredAnswer, StoredSchema } from "./ledger.ts"
 import { encodeError, encodeOutput } from "./outcome-codec.ts"
-import type { AnswerEntry, RecordOutcome, RecordStatus, StoredAnswer } from "./ledger.ts"
 
 /** One buffered write. */
 export type WriteOp =
@@ -43,8 +44,12 @@ export const makePendingAnswers = () => {
   return {
     get: (key: string): PendingAnswer | undefined => byKey.get(key),
     has: (key: string): boolean => byKey.has(key),
-    /** Buffers an answer written now; the op that carries it to storage is the caller's. */
-    put: (key: string, stored: StoredAnswer): void => void byKey.set(key, { stored, at: Date.now() }),
+    /** An answer written now, encoded through its Schema: buffered, and returned as the op that stores it. */
+    put: <A>(entry: AnswerEntry, schema: StoredSchema<A>, value: A): WriteOp => {
+      const stored = codecFor(schema).encode(value)
+      byKey.set(entry.key, { stored, at: Date.now() })
+      return { _tag: "Answer", entry, stored }
+    },
     /** After its commit: forgotten, unless a newer answer for the key was buffered meanwhile. */
     committed: (key: string, stored: StoredAnswer): void => {
       if (byKey.get(key)?.stored === stored) byKey.delete(key)

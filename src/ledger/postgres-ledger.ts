@@ -14,7 +14,7 @@
  */
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from "pg"
-import { codecFor, decodeAnswer, plainAnswer } from "./answer-codec.ts"
+import { decodeAnswer, plainAnswer } from "./answer-codec.ts"
 import { makeAsyncWriteBuffer } from "./async-write-buffer.ts"
 import {
   type GcOptions,
@@ -276,12 +276,7 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
         Effect.map(answerStored(key, 0), (stored) =>
           stored === undefined ? Option.none() : Option.some(plainAnswer(stored))
         ),
-      putAnswer: (entry, schema, value) =>
-        Effect.suspend(() => {
-          const stored = codecFor(schema).encode(value)
-          pending.put(entry.key, stored)
-          return write({ _tag: "Answer", entry, stored })
-        }),
+      putAnswer: (entry, schema, value) => Effect.suspend(() => write(pending.put(entry, schema, value))),
       record: (runId, ordinal) =>
         read("read failed", () =>
           query<RecordRow>({

@@ -10,7 +10,7 @@ import Database from "better-sqlite3"
 import { Effect, Layer, Option } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { codecFor, decodeAnswer, plainAnswer } from "./answer-codec.ts"
+import { decodeAnswer, plainAnswer } from "./answer-codec.ts"
 import { describeFailure, isDiskFailure } from "./disk-failure.ts"
 import {
   type GcOptions,
@@ -283,12 +283,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
           const text = answerText(key, 0)
           return text === undefined ? Option.none() : Option.some(plainAnswer(text))
         }),
-      putAnswer: (entry, schema, value) =>
-        Effect.suspend(() => {
-          const stored = codecFor(schema).encode(value)
-          pending.put(entry.key, stored)
-          return write({ _tag: "Answer", entry, stored })
-        }),
+      putAnswer: (entry, schema, value) => Effect.suspend(() => write(pending.put(entry, schema, value))),
       record: (runId, ordinal) =>
         Effect.sync(() => {
           const row = q.record.get(runId, ordinal)
