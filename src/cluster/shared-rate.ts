@@ -15,7 +15,6 @@
  * The origin is the service's base URL without credentials, query or fragment: never a key.
  */
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
-import type { Pool } from "pg"
 import type {
   LeaseRequest,
   RateLimitedAnswer,
@@ -24,9 +23,8 @@ import type {
   SharedRate,
   StartLease
 } from "../engine/flow/shared-bucket.ts"
-import { LedgerError } from "../ledger/ledger.ts"
-import { redactUrl, urlHost } from "../ledger/ledger-url.ts"
-import { isUnreachable } from "../ledger/postgres-ledger.ts"
+import type { LedgerError } from "../ledger/ledger.ts"
+import { migrateOnce, openPostgresPool, postgresFailure } from "../ledger/postgres-pool.ts"
 import { sharedRateMigrations } from "./shared-rate-migrations.ts"
 
 export interface SharedRateOptions {
@@ -77,55 +75,22 @@ const stateOf = (row: LeaseRow | LimitedRow) => ({
 export const openSharedRate = (options: SharedRateOptions): Effect.Effect<SharedRate, LedgerError, Scope.Scope> =>
   Effect.gen(function* () {
     const url = Redacted.value(options.url)
-    const failure = (what: string) => (e: unknown) =>
-      new LedgerError({
-        path: redactUrl(url),
-        detail: isUnreachable(e)
-          ? `cannot reach PostgreSQL at ${urlHost(url)}: ${e instanceof Error ? e.message : String(e)}`
-          : `${what}: ${e instanceof Error ? e.message : String(e)}`,
-        ...(isUnreachable(e) ? { unreachable: true } : {}),
-        cause: e
-      })
-    // Imported here: a run without a cluster never loads the PostgreSQL client.
-    const pg = (yield* Effect.promise(() => import("pg"))).default
-    const pool: Pool = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const created = new pg.Pool({
-          connectionString: url,
-          max: options.poolSize ?? 2,
-          connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000
-        })
-        created.on("error", () => undefined)
-        return created
-      }),
-      (p) => Effect.promise(() => p.end().catch(() => undefined))
-    )
+    const failure = postgresFailure(url)
+    const pool = yield* openPostgresPool({
+      url,
+      max: options.poolSize ?? 2,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000
+    })
 
     // Migrations, once, by whichever worker gets the lock first.
     yield* Effect.tryPromise({
-      try: async () => {
-        const client = await pool.connect()
-        try {
-          await client.query("BEGIN")
-          await client.query("SELECT pg_advisory_xact_lock(hashtext('svc-batch shared rate schema'))")
-          await client.query("CREATE TABLE IF NOT EXISTS shared_rate_schema (version integer NOT NULL)")
-          const found = await client.query<{ version: number }>("SELECT version FROM shared_rate_schema")
-          if (found.rows.length === 0) await client.query("INSERT INTO shared_rate_schema (version) VALUES (0)")
-          const version = found.rows[0]?.version ?? 0
-          if (version > sharedRateMigrations.length)
-            throw new Error(
-              `its shared rate schema is version ${version}, newer than this svc-batch knows (${sharedRateMigrations.length}): upgrade svc-batch`
-            )
-          for (let v = version; v < sharedRateMigrations.length; v++) await client.query(sharedRateMigrations[v]!)
-          await client.query("UPDATE shared_rate_schema SET version = $1", [sharedRateMigrations.length])
-          await client.query("COMMIT")
-        } catch (e) {
-          await client.query("ROLLBACK").catch(() => undefined)
-          throw e
-        } finally {
-          client.release()
-        }
-      },
+      try: () =>
+        migrateOnce(pool, {
+          lock: "svc-batch shared rate schema",
+          versionTable: "shared_rate_schema",
+          label: "shared rate schema",
+          migrations: sharedRateMigrations
+        }),
       catch: failure("cannot open the shared rate")
     })
 
