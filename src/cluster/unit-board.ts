@@ -8,7 +8,7 @@ import { Effect, Redacted } from "effect"
 import type { Pool } from "pg"
 import { LedgerError } from "../ledger/ledger.ts"
 import { redactUrl, urlHost } from "../ledger/ledger-url.ts"
-import { isUnreachable } from "../ledger/postgres-ledger.ts"
+import { isUnreachable } from "../ledger/postgres-pool.ts"
 import type { InputUnit } from "../io/source.ts"
 
 export type UnitState = "queued" | "active" | "done" | "refused" | "aborted" | "failed"
