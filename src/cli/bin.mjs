@@ -1,10 +1,11 @@
-#!/usr/bin/env -S node --max-old-space-size=512 --max-semi-space-size=16
+#!/usr/bin/env -S node --max-old-space-size=256 --max-semi-space-size=16
 // The heap limit: a job streams (its live heap stays under ~50 MiB), but left to itself V8 sizes
 // the heap to the machine and lets garbage pile up (cold 50k, report on: peak RSS 250–276 MiB).
-// 512 and 16 MiB semi-spaces, chosen by `npm run bench:flags` (cold 100k, interleaved): 0.65 CPU
-// ms/record and 183 MiB peak, against 0.80 ms and 180 MiB with 256/8 (V8 grows the old space by
-// only 1.3× under a 256 MiB cap, and 8 MiB semi-spaces promote in-flight records: +23 % CPU in GC);
-// 32 MiB semi-spaces cost 30 MiB more (212 MiB). Run as `node src/cli/bin.mjs`, pass them yourself.
+// 256 and 16 MiB semi-spaces, chosen by `npm run bench:flags` (cold, report on, side by side):
+// 0.638–0.667 CPU ms/record and 180–182 MiB peak, against 0.80 ms and 168–180 MiB with 8 MiB
+// semi-spaces (they promote the records in progress into the old space: +20 % CPU in GC); a 512
+// cap peaks at 194–198 MiB (over 200 MB), 32 MiB semi-spaces at 212 MiB. Run as
+// `node src/cli/bin.mjs`, pass them yourself.
 // Entry of the `svc-batch` bin. Runs the compiled JavaScript in dist/ (built by `npm run build`,
 // which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
 // otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.
