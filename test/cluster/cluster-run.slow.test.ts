@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { createServer, request, type Server } from "node:http"
 import { join } from "node:path"
+import pg from "pg"
 import { startEmulator, type RunningEmulator } from "../../src/emulator/server.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { startPostgres, type ThrowawayPostgres } from "../support/postgres.ts"
@@ -137,6 +138,11 @@ describe("run --cluster", () => {
     const status = spawnCli(["status", job, "--cluster", url], env)
     expect(await status.exited).toBe(0)
     expect(status.out()).toMatch(/units\s+12 done, 0 active, 0 queued, 0 failed/)
+    // Every process paced its requests from the cluster's one bucket for (service, model).
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    const buckets = await db.query("SELECT origin, model FROM shared_rates").finally(() => db.end())
+    expect(buckets.rows).toEqual([{ origin: env.SVC_BASE_URL, model: "svc3-guard" }])
     // Stopped by SIGTERM: 130, as any command a signal stopped.
     expect(await stopAll(ws)).toEqual([130, 130])
   }, 90_000)
