@@ -15,6 +15,8 @@ import { answerFingerprint, emulatorOrigin } from "../emulator/identity.ts"
 import { ConfigError } from "./endpoint.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { planLines } from "./present/plan-table.ts"
+import { options as runOptions } from "./run-flags.ts"
+import { ledgerOverrides } from "./state-option.ts"
 
 /**
  * The plan of the context's job (`plan` and `run --dry-run`), checked as `run` checks it: a column
@@ -46,6 +48,11 @@ export const planCommand = Command.make(
   "plan",
   {
     job: jobFileArg.pipe(Args.withDescription("the job file")),
+    // The flags that choose what `run` would read and where its answers are, as `run` takes them.
+    input: runOptions.input,
+    inputFormat: runOptions.inputFormat,
+    inputEncoding: runOptions.inputEncoding,
+    state: runOptions.state,
     json: Options.boolean("json").pipe(Options.withDescription("print the plan as one JSON object"))
   },
   (o) =>
@@ -55,7 +62,19 @@ export const planCommand = Command.make(
       yield* Console.log(
         o.json ? JSON.stringify({ job: job.name, origin, ...plan }) : planLines(job, plan, origin).join("\n")
       )
-    }).pipe(Effect.provide(jobContext(o.job, { checked: true })))
+    }).pipe(
+      Effect.provide(
+        jobContext(o.job, {
+          checked: true,
+          overrides: {
+            input: Option.getOrUndefined(o.input),
+            inputFormat: Option.getOrUndefined(o.inputFormat),
+            inputEncoding: Option.getOrUndefined(o.inputEncoding),
+            ...ledgerOverrides(o.state)
+          }
+        })
+      )
+    )
 ).pipe(
   Command.withDescription(
     "Estimate a run without sending anything: per stage and model, records, answers already in the ledger, requests to send, tokens, duration at the rpm limits. Example: svc-batch plan jobs/bulk-translate.yaml"
