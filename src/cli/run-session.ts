@@ -120,7 +120,8 @@ const session = (
       const ledger = yield* Ledger
       const estimate = stats.snapshot()
       yield* say(
-        `svc-batch run ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`
+        // `retry` says so: it reopens a run rather than starting or resuming one.
+        `svc-batch ${reopen === undefined ? "run" : `retry (run ${reopen})`} ${job.name} (pipeline ${pipeline.name}: ${pipeline.stages.map((s) => s.name).join(" → ")}) — ${describeEndpoint(endpoint)}`
       )
       yield* say(`  input   ${input} (${inputFormat}, ${estimate.totalIsEstimate ? "~" : ""}${estimate.total} records)`)
       if (job.formerDefaultState !== undefined) {
