@@ -179,7 +179,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     // The output written as records finish, when the sink allows it (see openInlineOutput).
     const declared = yield* sourceColumns(settings.source)
     const knownTypes = settings.source.inputTypes !== undefined
-    const guard = makeInputGuard(settings.source.path, settings.fingerprint)
+    const guard = makeInputGuard(settings.source.path, settings.fingerprint, { cacheOff: settings.cache === "off" })
     const inline =
       settings.distribute === undefined && inlineOutputFits(settings, declared, knownTypes)
         ? yield* openInlineOutput(settings, declared, guard)

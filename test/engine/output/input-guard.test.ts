@@ -98,6 +98,21 @@ describe("input guard", () => {
     }
   )
 
+  it.effect("with the cache off, the message does not promise that the next run reuses the answers", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const input = writeCorpus(dir, 3)
+      const { fingerprint } = yield* Effect.promise(() => fingerprintFile(input))
+      writeFileSync(input, readFileSync(input, "utf8") + '{"id":"x","text":"added"}\n')
+      const messageOf = (cacheOff: boolean) =>
+        Effect.flip(makeInputGuard(input, fingerprint, { cacheOff }).verify).pipe(Effect.map((e) => e.message))
+      expect(yield* messageOf(false)).toContain("reuses every answer already paid for")
+      const off = yield* messageOf(true)
+      expect(off).toContain("with the cache off, every answer is asked again")
+      expect(off).not.toContain("reuses every answer already paid for")
+    })
+  )
+
   it.scopedLive("a file edited in place during the output pass: nothing committed, exit cause names the file", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ apiKey: KEY })
