@@ -1,27 +1,25 @@
 /**
  * A cluster run end to end on this machine: a throwaway PostgreSQL, one emulator behind a proxy
  * that counts the requests, worker processes and the coordinator (`run --cluster`). Its output is
- * row for row a single-process run's, each distinct request is sent once, and a worker SIGKILLed
- * mid-run or a coordinator SIGKILLed and run again loses no record.
+ * row for row a single-process run's, each distinct request is sent once, and workers SIGKILLed
+ * mid-run or a coordinator SIGKILLed and run again lose no record.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
-import { createServer, request, type Server } from "node:http"
 import { join } from "node:path"
+import { setTimeout as sleep } from "node:timers/promises"
 import pg from "pg"
 import { startEmulator, type RunningEmulator } from "../../src/emulator/server.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { startPostgres, type ThrowawayPostgres } from "../support/postgres.ts"
 import { spawnCli } from "../cli/spawn-cli.ts"
+import { clientPorts, countingProxy, paidTwice, posts, type CountingProxy, type Sent } from "./counting-proxy.ts"
 
 const RECORDS = 6_000
 
 let server: ThrowawayPostgres
 let emulator: RunningEmulator
-let proxy: Server
-/** Requests to the service by body: how often each distinct request was sent. */
-const sent = new Map<string, number>()
-const paths = new Map<string, number>()
+let proxy: CountingProxy
 let env: Record<string, string | undefined>
 let input: string
 /** The first half of the input, for the runs killed on the way (their output: the first half of the single run's). */
@@ -29,32 +27,7 @@ let half: string
 const HALF = RECORDS / 2
 let single: Array<Record<string, unknown>>
 
-/** Every request to the emulator passes here and is counted. */
-const countingProxy = (target: string) =>
-  new Promise<Server>((resolve) => {
-    const to = new URL(target)
-    const s = createServer((req, res) => {
-      const chunks: Array<Buffer> = []
-      req.on("data", (c: Buffer) => chunks.push(c))
-      req.on("end", () => {
-        const key = `${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`
-        sent.set(key, (sent.get(key) ?? 0) + 1)
-        paths.set(`${req.method} ${req.url}`, (paths.get(`${req.method} ${req.url}`) ?? 0) + 1)
-      })
-      const out = request(
-        { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers)
-          answer.pipe(res)
-        }
-      )
-      out.on("error", () => res.destroy())
-      req.pipe(out)
-    })
-    s.listen(0, "127.0.0.1", () => resolve(s))
-  })
-
-const jobFile = (dir: string, name: string, unitRecords = 500, from = input) => {
+const jobFile = (dir: string, name: string, unitRecords = 500, from = input, rpm?: number) => {
   const job = join(dir, `${name}.yaml`)
   writeFileSync(
     job,
@@ -64,7 +37,7 @@ const jobFile = (dir: string, name: string, unitRecords = 500, from = input) => 
       "fields: { text: text }",
       `input: { path: ${from}, id: id }`,
       "output: { path: out/r.jsonl }",
-      "limits: { records: 16, concurrency: 16 }",
+      `limits: { records: 16, concurrency: 16${rpm === undefined ? "" : `, rpm: { svc3-guard: ${rpm} }`} }`,
       `cluster: { unitRecords: ${unitRecords}, staleSeconds: 3, retryLimit: 5 }`,
       ""
     ].join("\n")
@@ -82,6 +55,28 @@ const logged = (p: ReturnType<typeof spawnCli>, pattern: RegExp, ms = 60_000) =>
     }, 20)
   })
 
+/** Resolves once the proxy has seen an answer request from process `p`. */
+const sending = (p: ReturnType<typeof spawnCli>, ms = 60_000) =>
+  new Promise<void>((resolve, reject) => {
+    const started = Date.now()
+    const poll = setInterval(() => {
+      const ports = clientPorts(p.child.pid!)
+      if (posts(proxy.sent).some((s) => ports.has(s.port))) resolve(void clearInterval(poll))
+      else if (Date.now() - started > ms) reject(new Error(`no request from worker ${p.child.pid} in ${ms} ms`))
+    }, 20)
+  })
+
+/** The corpus's texts are `Record <ordinal>: …`. */
+const ordinalOf = (s: Sent) => Number(/Record (\d+):/.exec(s.key)?.[1] ?? -1)
+
+/** Records whose outcome is in the ledger at `url`. */
+const doneOrdinals = async (url: string) => {
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  const rows = await db.query<{ ordinal: number }>("SELECT ordinal FROM records").finally(() => db.end())
+  return new Set(rows.rows.map((r) => r.ordinal))
+}
+
 const worker = (url: string) => spawnCli(["worker", "--cluster", url, "--concurrency", "2", "--poll-ms", "100"], env)
 const stopAll = async (ws: ReadonlyArray<ReturnType<typeof spawnCli>>) => {
   for (const w of ws) w.child.kill("SIGTERM")
@@ -92,10 +87,8 @@ beforeAll(async () => {
   server = await startPostgres()
   emulator = await startEmulator({ latencyMs: 1 })
   proxy = await countingProxy(emulator.url)
-  const address = proxy.address()
-  const port = typeof address === "object" && address !== null ? address.port : 0
   env = {
-    SVC_BASE_URL: `http://127.0.0.1:${port}`,
+    SVC_BASE_URL: proxy.url,
     SVC_API_KEY: "test-key",
     SVC_BATCH_LEDGER_URL: undefined
   }
@@ -111,7 +104,7 @@ beforeAll(async () => {
   expect(single).toHaveLength(RECORDS)
 }, 120_000)
 afterAll(async () => {
-  await new Promise((r) => proxy?.close(r))
+  await proxy?.close()
   await emulator?.close()
   await server?.stop()
 })
@@ -122,19 +115,15 @@ describe("run --cluster", () => {
     const dir = tempDir()
     const job = jobFile(dir, "together")
     const ws = [worker(url), worker(url)]
-    sent.clear()
-    paths.clear()
+    proxy.sent.length = 0
     const run = spawnCli(["run", job, "--cluster", url], env)
     expect(await run.exited).toBe(0)
     expect(run.out()).toContain(`finished: ${RECORDS} done, 0 failed`)
     expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single)
     // The corpus's texts are all distinct: one request each, none twice.
     // (GETs are each process's probe of the endpoint, not requests for answers.)
-    const posts = [...sent].filter(([k]) => k.startsWith("POST"))
-    expect({ answers: paths.get("POST /v1/chat/completions"), twice: posts.filter(([, n]) => n > 1).length }).toEqual({
-      answers: RECORDS,
-      twice: 0
-    })
+    const answers = posts(proxy.sent).filter((s) => s.key.startsWith("POST /v1/chat/completions"))
+    expect({ answers: answers.length, twice: paidTwice(proxy.sent) }).toEqual({ answers: RECORDS, twice: 0 })
     const status = spawnCli(["status", job, "--cluster", url], env)
     expect(await status.exited).toBe(0)
     expect(status.out()).toMatch(/units\s+12 done, 0 active, 0 queued, 0 failed/)
@@ -147,24 +136,60 @@ describe("run --cluster", () => {
     expect(await stopAll(ws)).toEqual([130, 130])
   }, 90_000)
 
-  it("a worker SIGKILLed mid-run: its unit goes to another, no record lost", async () => {
+  it("workers SIGKILLed at three random moments: no record lost, only requests in flight in them paid twice", async () => {
     const url = await server.database("killed")
     const dir = tempDir()
-    const job = jobFile(dir, "killed", 250, half)
-    const victim = worker(url)
+    // Paced (9,000/min for the cluster) so that the run lasts while three workers are killed in turn.
+    const job = jobFile(dir, "killed", 250, half, 9000)
     const other = worker(url)
+    proxy.sent.length = 0
     const run = spawnCli(["run", job, "--cluster", url, "--no-work"], env)
-    // Killed while it holds a unit: its third, taken after one of its first two was done.
-    await logged(victim, /(taken, attempt 1[^]*){3}/)
-    victim.child.kill("SIGKILL")
-    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r("timeout"), 60_000))])
-    if (code !== 0) console.log(run.out(), run.err(), "OTHER", other.err(), "VICTIM", victim.err())
+    /** What each killed worker had in flight when it died (see below). */
+    const inFlight = new Set<Sent>()
+    const kills: Array<{ after: number; inFlight: number }> = []
+    for (let i = 0; i < 3; i++) {
+      const victim = worker(url)
+      // Once it sends requests of its first unit, a random moment within the next second.
+      await sending(victim).catch((e) => {
+        throw new Error(`kill ${i}: ${e}\nRUN ${run.out()} ${run.err()}\nOTHER ${other.err()}`)
+      })
+      const after = Math.floor(Math.random() * 1000)
+      await sleep(after)
+      const ports = clientPorts(victim.child.pid!)
+      victim.child.kill("SIGKILL")
+      await victim.exited
+      // In flight in it: what it sent (the proxy may still be reading it: a moment for that) for a
+      // record whose outcome it had not committed when it died. Its units go to another worker only
+      // after its heartbeat lapses (3 s), so the ledger read here is what it left.
+      await sleep(200)
+      const done = await doneOrdinals(url)
+      let n = 0
+      for (const s of posts(proxy.sent))
+        if (ports.has(s.port) && !done.has(ordinalOf(s))) {
+          inFlight.add(s)
+          n++
+        }
+      kills.push({ after, inFlight: n })
+    }
+    const code = await Promise.race([run.exited, sleep(90_000, "timeout")])
+    if (code !== 0) console.log(run.out(), run.err(), "OTHER", other.err())
     expect(code).toBe(0)
     expect(run.out()).toContain(`finished: ${HALF} done, 0 failed`)
     expect(run.err()).toMatch(/silent for \d+ s; given to another worker/)
     expect(readJsonl(join(dir, "out", "r.jsonl"))).toEqual(single.slice(0, HALF))
+    // Every request sent twice was first sent by a killed worker and in flight there.
+    const first = new Map<string, Sent>()
+    const twice: Array<Sent> = []
+    for (const s of posts(proxy.sent)) {
+      const earlier = first.get(s.key)
+      if (earlier === undefined) first.set(s.key, s)
+      else twice.push(earlier)
+    }
+    console.log("three kills:", JSON.stringify({ kills, paidTwice: paidTwice(proxy.sent) }))
+    expect(paidTwice(proxy.sent)).toBeLessThanOrEqual(inFlight.size)
+    expect(twice.filter((s) => !inFlight.has(s))).toEqual([])
     await stopAll([other])
-  }, 90_000)
+  }, 150_000)
 
   it("the coordinator SIGKILLed, then the same command again: completes from where the units stood", async () => {
     const url = await server.database("again")

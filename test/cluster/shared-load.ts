@@ -37,33 +37,41 @@ export interface LoadResult {
   readonly discovered: ReadonlyArray<DiscoveredRate | undefined>
 }
 
-const KEY = "shared-rate-key"
+export const KEY = "shared-rate-key"
 
-/** An emulator process limiting svc3-guard to `rpm`, stopped with the scope. */
+/**
+ * An emulator process limiting svc3-guard to `rpm` (a process of its own, so that its clock and
+ * event loop are not the clients'); `close` stops it.
+ */
+export const startEmulatorProcess = async (rpm: number) => {
+  const p = spawnCli([
+    "emulator",
+    "--port",
+    "0",
+    "--api-key",
+    KEY,
+    "--rpm",
+    `svc3-guard=${rpm}`,
+    "--latency-ms",
+    "20",
+    "--jitter-ms",
+    "10"
+  ])
+  const [, url] = await p.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/)
+  return {
+    url: url!,
+    close: () => {
+      p.child.kill("SIGTERM")
+      return p.exited
+    }
+  }
+}
+
+/** The same, stopped with the scope. */
 const emulatorProcess = (rpm: number) =>
   Effect.acquireRelease(
-    Effect.promise(async () => {
-      const p = spawnCli([
-        "emulator",
-        "--port",
-        "0",
-        "--api-key",
-        KEY,
-        "--rpm",
-        `svc3-guard=${rpm}`,
-        "--latency-ms",
-        "20",
-        "--jitter-ms",
-        "10"
-      ])
-      const [, url] = await p.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/)
-      return { url: url!, p }
-    }),
-    ({ p }) =>
-      Effect.promise(() => {
-        p.child.kill("SIGTERM")
-        return p.exited
-      })
+    Effect.promise(() => startEmulatorProcess(rpm)),
+    (e) => Effect.promise(() => e.close())
   )
 
 export const sharedLoad = (options: LoadOptions) =>

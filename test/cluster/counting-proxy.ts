@@ -1,0 +1,110 @@
+/**
+ * A proxy in front of the emulator that sees every request of a cluster run: by body (how often
+ * each distinct request was sent), with its status, when it was sent and answered, and the client's
+ * port (so a test can tell which process sent it: see `clientPorts`).
+ */
+import { readdirSync, readFileSync, readlinkSync } from "node:fs"
+import { createServer, request, type Server } from "node:http"
+
+export interface Sent {
+  /** `METHOD path body` */
+  readonly key: string
+  /** The client's TCP port. */
+  readonly port: number
+  readonly sentAt: number
+  status?: number
+  /** When the answer was passed on in full (undefined: never, e.g. the client died first). */
+  answeredAt?: number
+}
+
+export interface CountingProxy {
+  readonly url: string
+  readonly sent: Array<Sent>
+  readonly close: () => Promise<void>
+}
+
+export const countingProxy = (target: string) =>
+  new Promise<CountingProxy>((resolve) => {
+    const to = new URL(target)
+    const sent: Array<Sent> = []
+    const server: Server = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () => {
+        const one: Sent = {
+          key: `${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`,
+          port: req.socket.remotePort ?? 0,
+          sentAt: Date.now()
+        }
+        sent.push(one)
+        res.on("finish", () => {
+          one.status = res.statusCode
+          one.answeredAt = Date.now()
+        })
+      })
+      const out = request(
+        { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        }
+      )
+      out.on("error", () => res.destroy())
+      req.pipe(out)
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        sent,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections()
+            server.close(() => done())
+          })
+      })
+    })
+  })
+
+/** The answer requests (POSTs; a GET is a process's probe of the endpoint). */
+export const posts = (sent: ReadonlyArray<Sent>) => sent.filter((s) => s.key.startsWith("POST"))
+
+/** How many requests were sent more than once, counting each extra copy. */
+export const paidTwice = (sent: ReadonlyArray<Sent>) => {
+  const seen = new Map<string, number>()
+  for (const s of posts(sent)) seen.set(s.key, (seen.get(s.key) ?? 0) + 1)
+  let extra = 0
+  for (const n of seen.values()) extra += n - 1
+  return extra
+}
+
+/**
+ * The local TCP ports of process `pid`'s open sockets (Linux: its fds name socket inodes, and
+ * /proc/net/tcp maps inodes to ports), so requests the proxy saw can be told apart by process.
+ */
+export const clientPorts = (pid: number): Set<number> => {
+  const inodes = new Set<string>()
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
+      if (m) inodes.add(m[1]!)
+    } catch {
+      // The fd closed while listed.
+    }
+  }
+  const ports = new Set<number>()
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let lines: Array<string>
+    try {
+      lines = readFileSync(table, "utf8").split("\n").slice(1)
+    } catch {
+      continue
+    }
+    for (const line of lines) {
+      const cols = line.trim().split(/\s+/)
+      if (cols.length > 9 && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(":")[1]!, 16))
+    }
+  }
+  return ports
+}
