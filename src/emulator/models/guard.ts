@@ -1,31 +1,40 @@
 /**
- * The emulated svc3-guard: a small rule model (guard-lexicon.ts) judged sentence by sentence, plus
- * detectors of personal data written as the data itself (T6): Luhn-valid card numbers, phone
- * numbers, an e-mail address together with a postal address, マイナンバー-like 12-digit numbers and
- * US social security numbers. Writes the verdict exactly as §2.7 says.
+ * The emulated svc3-guard: a small rule model (keywords in guard-lexicon.ts, phrase patterns in
+ * guard-phrases.ts) judged sentence by sentence, plus detectors of personal data written as the
+ * data itself (T6): Luhn-valid card numbers, phone numbers, an e-mail address together with a
+ * postal address, マイナンバー-like 12-digit numbers and US social security numbers. Writes the verdict exactly as §2.7 says.
  */
 import { type CategoryCode, CategoryCodes, formatVerdict } from "../../service/moderation.ts"
 import { Damping, GuardRules, IntentJa } from "./guard-lexicon.ts"
+import { GuardPhrases } from "./guard-phrases.ts"
 
 /** Katakana → hiragana, so a term matches whichever kana it is written in. */
 const foldKana = (s: string) => s.replace(/[\u30a1-\u30f6]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x60))
 const normalize = (s: string) => foldKana(s.normalize("NFKC").toLowerCase())
 
-const wordRegex = (sources: ReadonlyArray<string>) => new RegExp(`(?<![\\w-])(?:${sources.join("|")})(?![\\w-])`, "u")
+// Global ("g") and compiled once: the rules run per request, and building these costs more than matching.
+const wordRegex = (sources: ReadonlyArray<string>) => new RegExp(`(?<![\\w-])(?:${sources.join("|")})(?![\\w-])`, "gu")
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 const matchers: ReadonlyArray<{ code: CategoryCode; en: RegExp; ja: RegExp }> = CategoryCodes.map((code) => ({
   code,
-  en: wordRegex(GuardRules[code].en),
-  ja: new RegExp(GuardRules[code].ja.map((t) => escape(normalize(t))).join("|"), "u")
+  en: wordRegex([...GuardRules[code].en, ...GuardPhrases[code].en]),
+  // Lexicon terms are literal; phrase patterns are regular expressions (normalised alike).
+  ja: new RegExp(
+    [...GuardRules[code].ja.map((t) => escape(normalize(t))), ...GuardPhrases[code].ja.map(normalize)].join("|"),
+    "gu"
+  )
 }))
-const intentJa = IntentJa.map((i) => ({ code: i.code, re: new RegExp(normalize(i.pattern), "u") }))
+const intentJa = IntentJa.map((i) => ({ code: i.code, re: new RegExp(normalize(i.pattern), "gu") }))
 const dampingEn = wordRegex(Damping.en)
-const dampingJa = new RegExp(Damping.ja.map((t) => escape(normalize(t))).join("|"), "u")
+const dampingJa = new RegExp(Damping.ja.map((t) => escape(normalize(t))).join("|"), "gu")
 
-/** Every match of `re` in `s`, as [start, end). */
+/** Every match of the global `re` in `s`, as [start, end) (matchAll works on a copy of `re`). */
 const spans = (re: RegExp, s: string): Array<readonly [number, number]> =>
-  [...s.matchAll(new RegExp(re.source, `${re.flags}g`))].map((m) => [m.index, m.index + m[0].length] as const)
+  [...s.matchAll(re)].map((m) => [m.index, m.index + m[0].length] as const)
+
+const LATIN = /[a-z]/u
+const JAPANESE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u
 
 /** What ends a damping word's reach: a clause break, or a conjunction opening another clause. */
 const CLAUSE_BREAK = /[,;:!?()「」『』、，。！？—–]|\b(?:and|but|then|so|or|because|while|after|before|now)\b/u
@@ -93,11 +102,13 @@ export const judge = (text: string): Array<CategoryCode> => {
   const found = new Set<CategoryCode>()
   for (const sentence of sentences(text)) {
     const s = normalize(sentence)
+    const latin = LATIN.test(s)
+    const japanese = JAPANESE.test(s)
     const damping = [...spans(dampingEn, s), ...spans(dampingJa, s)]
     const undampedHit = (re: RegExp) => spans(re, s).some((hit) => !dampedAt(s, damping, hit))
     for (const m of matchers) {
       if (found.has(m.code)) continue
-      const hits = [...spans(m.en, s), ...spans(m.ja, s)]
+      const hits = [...(latin ? spans(m.en, s) : []), ...(japanese ? spans(m.ja, s) : [])]
       if (hits.length > 0 && (UNDAMPED.has(m.code) || hits.some((hit) => !dampedAt(s, damping, hit)))) found.add(m.code)
     }
     for (const i of intentJa) if (!found.has(i.code) && undampedHit(i.re)) found.add(i.code)

@@ -16,13 +16,14 @@ export interface OrderingCase {
   readonly distractors: ReadonlyArray<string>
 }
 
-export const orderingCases: ReadonlyArray<OrderingCase> = readFileSync(
-  fileURLToPath(new URL("./ordering-eval.jsonl", import.meta.url)),
-  "utf8"
-)
-  .split("\n")
-  .filter((line) => line.trim() !== "")
-  .map((line) => JSON.parse(line) as OrderingCase)
+/** A JSON-lines set of cases, by its URL. */
+export const loadOrderingCases = (url: URL): ReadonlyArray<OrderingCase> =>
+  readFileSync(fileURLToPath(url), "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as OrderingCase)
+
+export const orderingCases = loadOrderingCases(new URL("./ordering-eval.jsonl", import.meta.url))
 
 export interface OrderingResult {
   readonly total: number
