@@ -1,15 +1,17 @@
 /**
  * One invocation of a job at a time: a lock file beside the ledger (`<ledger>.lock`, see
- * io/lock-file.ts). Every command that writes the ledger (run, retry, gc) holds it: a second run
+ * io/lock-file.ts), and with a PostgreSQL ledger also an advisory lock in its database
+ * (ledger/postgres-job-lock.ts), which every machine sharing that ledger sees. Every command that writes the ledger (run, retry, gc) holds it: a second run
  * of the same job while the first goes on would ask the same records again and pay twice, a gc
  * would delete answers a starting run is about to reuse. It stops at once (exit 7), or with
  * `--wait` waits for the lock.
  */
-import { Console, Data, Duration, Effect, Option, Schedule } from "effect"
+import { Console, Data, Duration, Effect, Exit, Option, Redacted, Schedule, Scope } from "effect"
 import { hostname } from "node:os"
 import { keepLockAlive, readLock, takeLock } from "../io/lock-file.ts"
 import { processAlive } from "../io/process-alive.ts"
 import { ExitCode } from "../exit-code.ts"
+import { holdPostgresJobLock } from "../ledger/postgres-job-lock.ts"
 import { JobContext, withJobLedger } from "../job/job-context.ts"
 
 export class JobBusy extends Data.TaggedError("JobBusy")<{
@@ -41,13 +43,38 @@ export const lockOwnerGone = (ledger: string): string | undefined => {
 }
 
 /**
- * Holds the job's lock for the scope (with its heartbeat). `wait`: when it is taken, says so once
- * and tries again every second until it is free, instead of failing.
+ * Holds the job's lock for the scope (with its heartbeat); `ledgerUrl`: the database's lock too.
+ * `wait`: when it is taken, says so once and tries again every second until it is free, instead of
+ * failing.
  */
-export const lockJob = (job: string, ledger: string, options: { readonly wait?: boolean } = {}) => {
+export const lockJob = (
+  job: string,
+  ledger: string,
+  options: { readonly wait?: boolean; readonly ledgerUrl?: string } = {}
+) => {
   const path = `${ledger}.lock`
-  // Each attempt is acquired with its release; the waits between attempts stay interruptible.
-  const once = Effect.mapError(takeLock(path), (held) => new JobBusy({ job, owner: held.owner, lock: path }))
+  const file = Effect.mapError(takeLock(path), (held) => new JobBusy({ job, owner: held.owner, lock: path }))
+  const both =
+    options.ledgerUrl === undefined
+      ? file
+      : Effect.zipLeft(
+          file,
+          Effect.catchTag(holdPostgresJobLock(options.ledgerUrl, job), "PostgresLockHeld", (held) =>
+            Effect.fail(new JobBusy({ job, owner: held.owner, lock: held.lock }))
+          )
+        )
+  // Each attempt is acquired with its release, and an attempt that failed half-way lets go of what
+  // it took (else a retry would find its own lock held); the waits between attempts stay interruptible.
+  const once = Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const taken = yield* Effect.exit(Scope.extend(both, scope))
+    if (Exit.isFailure(taken)) {
+      yield* Scope.close(scope, taken)
+      return yield* taken
+    }
+    yield* Effect.addFinalizer((exit) => Scope.close(scope, exit))
+    return taken.value
+  })
   const take = options.wait
     ? Effect.catchTag(once, "JobBusy", (busy) =>
         Effect.logInfo(`job ${job} is already running (${busy.owner}); waiting for it to finish (--wait)`).pipe(
@@ -75,7 +102,13 @@ export const whileLocked = <A, E, R, B = never>(
     Effect.gen(function* () {
       const { job } = yield* JobContext
       const locked = yield* Effect.raceFirst(
-        Effect.as(lockJob(job.name, job.state, { wait: options.wait }), Option.none<B>()),
+        Effect.as(
+          lockJob(job.name, job.state, {
+            wait: options.wait,
+            ...(job.ledgerUrl === undefined ? {} : { ledgerUrl: Redacted.value(job.ledgerUrl) })
+          }),
+          Option.none<B>()
+        ),
         Effect.map(options.stop ?? Effect.never, Option.some)
       )
       if (Option.isSome(locked)) {

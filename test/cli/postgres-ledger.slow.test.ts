@@ -5,7 +5,7 @@
  * printed. And a server that is not there: exit 10, one line naming its host, nothing lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Redacted } from "effect"
 import { emptyStats } from "../../src/engine/run-stats.ts"
@@ -71,6 +71,34 @@ describe("a job on a PostgreSQL ledger", () => {
       [1, 40]
     ])
     for (const p of [run, rerun, status, runs]) expect(p.out() + p.err()).not.toContain(server.password)
+  }, 120_000)
+
+  it("the same job on two machines at once: the second is refused (exit 7) naming the first, or waits with --wait", async () => {
+    const url = await server.database("twice")
+    const first = tempDir()
+    const job = jobIn(first)
+    // Slow enough to be running while the other machine starts: one record at a time, 250 ms each.
+    writeFileSync(
+      job,
+      `${readFileSync(job, "utf8")}limits: { concurrency: 1, records: 1 }\nemulator: { latencyMs: 250 }\n`
+    )
+    const second = tempDir()
+    cpSync(join(first, "in.jsonl"), join(second, "in.jsonl"))
+    const other = jobIn(second)
+    const running = spawnCli(["run", job, "--ledger", url], env)
+    // Under way: its progress line says so (stderr).
+    while (!/processing/.test(running.err())) await new Promise((r) => setTimeout(r, 20))
+    // Another machine: no lock file of the first's on its disk, only the database they share.
+    const refused = spawnCli(["run", other, "--ledger", url], env)
+    expect(await refused.exited).toBe(7)
+    expect(refused.err()).toContain(`job shared is already running (svc-batch process ${running.child.pid} on`)
+    expect(refused.err()).toContain("PostgreSQL advisory lock")
+    expect(refused.err()).not.toContain(server.password)
+    const waiting = spawnCli(["run", other, "--ledger", url, "--wait"], env)
+    expect(await running.exited).toBe(0)
+    expect(await waiting.exited).toBe(0)
+    expect(waiting.err()).toContain("waiting for it to finish (--wait)")
+    expect(waiting.out()).toMatch(/requests 0, cache hits 40/)
   }, 120_000)
 
   it("status on another machine: a run going on elsewhere is running while it saves statistics, not taken for dead for want of a lock here", async () => {
