@@ -6,7 +6,9 @@
 import { withDefaultShown } from "./option-default.ts"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Duration, Effect, Option, Redacted } from "effect"
+import { servedRates } from "../cluster/served-rates.ts"
 import { makeUnitBoard } from "../cluster/unit-board.ts"
+import { pipelineModels } from "../pipeline/stage.ts"
 import { unitLines, unitsView } from "./present/unit-lines.ts"
 import { chosenRun, JobContext, withJobLedger } from "../job/job-context.ts"
 import { pastRunsContext, stateOption } from "./state-option.ts"
@@ -37,7 +39,7 @@ export const statusCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const { job } = yield* JobContext
+      const { job, pipeline } = yield* JobContext
       const clusterUrl = Option.getOrUndefined(o.cluster) ?? job.job.cluster?.url
       const board = clusterUrl === undefined ? undefined : yield* makeUnitBoard(Redacted.make(clusterUrl.trim()))
       const show = Effect.gen(function* () {
@@ -45,7 +47,14 @@ export const statusCommand = Command.make(
           Effect.map(chosenRun(o.run), (run) => [run]),
           lockSeenHere(job)
         )
-        const units = board === undefined ? undefined : unitsView(yield* board.units(view!.id))
+        const units =
+          board === undefined || clusterUrl === undefined
+            ? undefined
+            : unitsView(
+                yield* board.units(view!.id),
+                yield* servedRates(Redacted.make(clusterUrl.trim()), pipelineModels(pipeline) ?? []),
+                job.limits.rpm
+              )
         yield* Console.log(
           o.json
             ? JSON.stringify(units === undefined ? view : { ...view, units })

@@ -13,7 +13,7 @@ import type { UnitPayload } from "../cluster/unit-payload.ts"
 import type { UnitEnd } from "../cluster/worker.ts"
 import type { SharedRate } from "../engine/flow/shared-bucket.ts"
 import { processUnit } from "../engine/records/process-unit.ts"
-import { RunStats } from "../engine/run-stats.ts"
+import { RunStats, type UnitCounters, unitCountersOf } from "../engine/run-stats.ts"
 import { checkReadable } from "../io/input-access.ts"
 import { type Format, measureInput } from "../io/sources/index.ts"
 import { type JobOverrides, resolveJob } from "../job/resolve-job.ts"
@@ -45,7 +45,10 @@ const refused = (reason: string): UnitEnd => ({ _tag: "Refused", reason })
  */
 export const unitWork =
   (stop: Effect.Effect<void>, sharedRate?: SharedRate) =>
-  (payload: UnitPayload): Effect.Effect<UnitEnd, { readonly message: string }, Ledger> =>
+  (
+    payload: UnitPayload,
+    progress: (read: () => UnitCounters) => void = () => undefined
+  ): Effect.Effect<UnitEnd, { readonly message: string }, Ledger> =>
     Effect.gen(function* () {
       const here = hostname()
       const readable = yield* Effect.either(checkReadable(payload.input))
@@ -73,7 +76,9 @@ export const unitWork =
           retryFailed: payload.retryFailed,
           sharedRate
         })
-        return yield* processUnit(settings, new RunStats(), {
+        const stats = new RunStats()
+        progress(() => unitCountersOf(stats.snapshot()))
+        return yield* processUnit(settings, stats, {
           runId: payload.runId,
           // Records of the run finished elsewhere (an earlier attempt of this unit) are skipped.
           resumed: true,

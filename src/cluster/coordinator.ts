@@ -17,7 +17,7 @@ import { readShape } from "../engine/records/processing-pass.ts"
 import { UnitFailed } from "../engine/records/process-unit.ts"
 import type { Distribute } from "../engine/runner.ts"
 import type { Ledger } from "../ledger/ledger.ts"
-import type { RunStats } from "../engine/run-stats.ts"
+import type { RunStats, UnitCounters } from "../engine/run-stats.ts"
 import type { ClusterSettings } from "./cluster-settings.ts"
 import { makeUnitBoard, type UnitRow } from "./unit-board.ts"
 import type { UnitPayload } from "./unit-payload.ts"
@@ -39,6 +39,26 @@ export interface CoordinatorSettings {
   readonly stats: RunStats
   /** How often the units are looked at (ms). */
   readonly pollMs?: number
+}
+
+/**
+ * The counters of the units done; a unit done by an older version (no counters) counts its rows
+ * as done records.
+ */
+const NONE: UnitCounters = { done: 0, failed: 0, requests: 0, cacheHits: 0, retries: 0, rateLimited: 0, tokens: 0 }
+const sumCounters = (rows: ReadonlyArray<UnitRow>): UnitCounters => {
+  const sum = { ...NONE }
+  for (const u of rows) {
+    const c = u.counters ?? { ...NONE, done: u.rows }
+    sum.done += c.done
+    sum.failed += c.failed
+    sum.requests += c.requests
+    sum.cacheHits += c.cacheHits
+    sum.retries += c.retries
+    sum.rateLimited += c.rateLimited
+    sum.tokens += c.tokens
+  }
+  return sum
 }
 
 /** pg-boss states in which a unit is still on its way to a worker or with one. */
@@ -158,8 +178,8 @@ export const coordinate =
               }
             }
             const doneRows = rows.filter((u) => u.state === "done")
-            // The progress line counts the rows of the units done, wherever they were worked.
-            s.stats.setCarried(doneRows.reduce((n, u) => n + u.rows, 0))
+            // The run's counters (progress line, status, the summary) are its units', wherever worked.
+            s.stats.setUnits(sumCounters(doneRows))
             if (doneRows.length !== lastDone) {
               lastDone = doneRows.length
               yield* Effect.logInfo(`units: ${lastDone} of ${rows.length} done`)

@@ -158,5 +158,58 @@ export const sharedRateMigrations: ReadonlyArray<string> = [
     PERFORM svc_batch_rate_store(r, now_ms);
     RETURN QUERY SELECT paused, decreased, coalesce(1000 / p_interval, r.rate), r.probing, r.ceiling, r.decreases;
   END $$;
+  `,
+  // 2: the rate the service answered, whatever paces the bucket (a configured rpm too), for
+  // status --cluster: successes per ms, exponentially weighted over 10 s.
+  `
+  ALTER TABLE shared_rates ADD COLUMN served double precision NOT NULL DEFAULT 0;
+  ALTER TABLE shared_rates ADD COLUMN served_at double precision NOT NULL DEFAULT 0;
+
+  CREATE OR REPLACE FUNCTION svc_batch_rate_served(r shared_rates, now_ms double precision, successes integer)
+  RETURNS shared_rates LANGUAGE plpgsql AS $$
+  BEGIN
+    IF successes > 0 THEN
+      r.served := r.served * svc_batch_decay(now_ms - r.served_at, 10000) + successes / 10000.0;
+      r.served_at := now_ms;
+    END IF;
+    RETURN r;
+  END $$;
+
+  CREATE OR REPLACE FUNCTION svc_batch_rate_absorb(r shared_rates, now_ms double precision, successes integer, d jsonb)
+  RETURNS shared_rates LANGUAGE plpgsql AS $$
+  DECLARE
+    tau double precision := (d->>'windowMs')::double precision;
+  BEGIN
+    r := svc_batch_rate_served(r, now_ms, successes);
+    IF d IS NULL THEN RETURN r; END IF;
+    IF r.rate IS NULL THEN
+      r.rate := (d->>'initialRate')::double precision;
+      r.probing := true;
+    END IF;
+    IF successes > 0 THEN
+      r.first_success_at := coalesce(r.first_success_at, now_ms);
+      r.accepted := r.accepted * svc_batch_decay(now_ms - r.accepted_at, tau) + successes / tau;
+      r.accepted_at := now_ms;
+      IF r.probing THEN
+        r.rate := r.rate + (d->>'probeGain')::double precision * successes;
+      ELSE
+        r.rate := r.rate + successes * (d->>'increase')::double precision * coalesce(r.ceiling, r.rate) / r.rate;
+        IF r.ceiling IS NOT NULL AND r.rate > (d->>'reprobeAbove')::double precision * r.ceiling THEN
+          r.probing := true;
+        END IF;
+      END IF;
+    END IF;
+    RETURN r;
+  END $$;
+
+  CREATE OR REPLACE FUNCTION svc_batch_rate_store(r shared_rates, now_ms double precision) RETURNS void
+  LANGUAGE sql AS $$
+    UPDATE shared_rates SET
+      tat = r.tat, paused_until = r.paused_until, rate = r.rate, probing = r.probing,
+      ceiling = r.ceiling, last_decrease_at = r.last_decrease_at, decreases = r.decreases,
+      accepted = r.accepted, accepted_at = r.accepted_at, first_success_at = r.first_success_at,
+      served = r.served, served_at = r.served_at, updated_at = now_ms
+    WHERE origin = r.origin AND model = r.model
+  $$;
   `
 ]

@@ -10,6 +10,7 @@ import { LedgerError } from "../ledger/ledger.ts"
 import { redactUrl, urlHost } from "../ledger/ledger-url.ts"
 import { isUnreachable } from "../ledger/postgres-pool.ts"
 import type { InputUnit } from "../io/source.ts"
+import type { UnitCounters } from "../engine/run-stats.ts"
 
 export type UnitState = "queued" | "active" | "done" | "refused" | "aborted" | "failed"
 
@@ -26,6 +27,12 @@ export interface UnitRow {
   readonly rows: number
   /** Seconds since the row last changed. */
   readonly age: number
+  /** Records the worker has finished in this attempt (as of its last heartbeat). */
+  readonly progress: number
+  /** Seconds since the worker took it (active units). */
+  readonly busyFor: number | null
+  /** What it finished and asked (done units, from this version on). */
+  readonly counters: UnitCounters | null
 }
 
 /** A database failure as the ledger says it: exit 10 when the server cannot be reached, its host named, never its password. */
@@ -53,7 +60,10 @@ CREATE TABLE IF NOT EXISTS svc_batch_units (
   heartbeat_at timestamptz,
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (run_id, idx)
-)`
+);
+ALTER TABLE svc_batch_units ADD COLUMN IF NOT EXISTS progress integer NOT NULL DEFAULT 0;
+ALTER TABLE svc_batch_units ADD COLUMN IF NOT EXISTS taken_at timestamptz;
+ALTER TABLE svc_batch_units ADD COLUMN IF NOT EXISTS counters jsonb`
 
 export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
   Effect.gen(function* () {
@@ -97,7 +107,10 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
       message: (r.message as string | null) ?? null,
       silentFor: r.silent_for === null || r.silent_for === undefined ? null : Number(r.silent_for),
       age: Number(r.age),
-      rows: Number(r.rows)
+      rows: Number(r.rows),
+      progress: Number(r.progress ?? 0),
+      busyFor: r.busy_for === null || r.busy_for === undefined ? null : Number(r.busy_for),
+      counters: (r.counters as UnitCounters | null | undefined) ?? null
     })
     return {
       /** The run's units, in order. */
@@ -107,7 +120,8 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
             "cannot read the units",
             `SELECT idx, state, boss_id, (unit->>'rows')::int AS rows, worker, attempts, message,
                     EXTRACT(EPOCH FROM (now() - heartbeat_at)) AS silent_for,
-                    EXTRACT(EPOCH FROM (now() - updated_at)) AS age
+                    EXTRACT(EPOCH FROM (now() - updated_at)) AS age, progress,
+                    EXTRACT(EPOCH FROM (now() - taken_at)) AS busy_for, counters
                FROM svc_batch_units WHERE run_id = $1 ORDER BY idx`,
             [runId]
           ),
@@ -145,25 +159,27 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
         query<{ attempts: number }>(
           "cannot record a unit",
           `UPDATE svc_batch_units SET state = 'active', worker = $3, attempts = attempts + 1,
-                  heartbeat_at = now(), updated_at = now()
+                  heartbeat_at = now(), updated_at = now(), taken_at = now(), progress = 0
              WHERE run_id = $1 AND idx = $2 RETURNING attempts`,
           [runId, index, worker]
         ).pipe(Effect.map((rows) => Number(rows[0]?.attempts ?? 1))),
-      /** The worker still works on it. */
-      heartbeat: (runId: number, index: number, worker: string) =>
+      /** The worker still works on it, and has finished `progress` of its records. */
+      heartbeat: (runId: number, index: number, worker: string, progress: number) =>
         query(
           "cannot record a heartbeat",
-          `UPDATE svc_batch_units SET heartbeat_at = now() WHERE run_id = $1 AND idx = $2 AND worker = $3 AND state = 'active'`,
-          [runId, index, worker]
+          `UPDATE svc_batch_units SET heartbeat_at = now(), progress = $4
+             WHERE run_id = $1 AND idx = $2 AND worker = $3 AND state = 'active'`,
+          [runId, index, worker, progress]
         ),
-      /** Where a unit ends up (done, refused, aborted, failed, or queued again), with why. */
-      settle: (runId: number, index: number, state: UnitState, message: string | null) =>
+      /** Where a unit ends up (done, refused, aborted, failed, or queued again), with why; a done one with its counters. */
+      settle: (runId: number, index: number, state: UnitState, message: string | null, counters?: UnitCounters) =>
         query(
           "cannot record a unit",
           `UPDATE svc_batch_units SET state = $3, message = $4, updated_at = now(),
-                  worker = CASE WHEN $3 = 'queued' THEN NULL ELSE worker END
+                  worker = CASE WHEN $3 = 'queued' THEN NULL ELSE worker END,
+                  counters = COALESCE($5::jsonb, counters)
              WHERE run_id = $1 AND idx = $2`,
-          [runId, index, state, message]
+          [runId, index, state, message, counters === undefined ? null : JSON.stringify(counters)]
         )
     }
   })

@@ -8,6 +8,7 @@
  */
 import { Duration, Effect, Fiber, Schedule, Schema } from "effect"
 import { hostname } from "node:os"
+import type { UnitCounters } from "../engine/run-stats.ts"
 import type { UnitBoard } from "./unit-board.ts"
 import { UnitPayload } from "./unit-payload.ts"
 import type { UnitQueue } from "./unit-queue.ts"
@@ -26,7 +27,14 @@ export interface WorkerOptions<R> {
   readonly stop: Effect.Effect<void>
   /** How long an idle slot waits before it asks the queue again (ms). */
   readonly pollMs: number
-  readonly work: (payload: UnitPayload) => Effect.Effect<UnitEnd, { readonly message: string }, R>
+  /**
+   * Works the unit; `progress` is given how to read the records it has finished so far (sent with
+   * each heartbeat, for `status --cluster`).
+   */
+  readonly work: (
+    payload: UnitPayload,
+    progress: (read: () => UnitCounters) => void
+  ) => Effect.Effect<UnitEnd, { readonly message: string }, R>
   /** Told of each unit's end (a log line). */
   readonly told?: (
     payload: UnitPayload,
@@ -66,12 +74,18 @@ export const runWorker = <R>(o: WorkerOptions<R>) =>
           const { runId, index } = payload
           const attempts = yield* o.board.taken(runId, index, me)
           yield* Effect.logInfo(`run ${runId} unit ${index} (${payload.unit.rows} rows): taken, attempt ${attempts}`)
+          let counters: () => UnitCounters | undefined = () => undefined
+          const finished = () => {
+            const c = counters()
+            return c === undefined ? 0 : c.done + c.failed
+          }
           const beat = yield* Effect.fork(
-            o.board
-              .heartbeat(runId, index, me)
-              .pipe(Effect.ignore, Effect.repeat(Schedule.spaced(Duration.millis(payload.heartbeatMs))))
+            Effect.suspend(() => o.board.heartbeat(runId, index, me, finished())).pipe(
+              Effect.ignore,
+              Effect.repeat(Schedule.spaced(Duration.millis(payload.heartbeatMs)))
+            )
           )
-          const end = yield* Effect.either(o.work(payload))
+          const end = yield* Effect.either(o.work(payload, (read) => void (counters = read)))
           yield* Fiber.interrupt(beat)
           if (end._tag === "Left") {
             const reason = end.left.message
@@ -90,7 +104,13 @@ export const runWorker = <R>(o: WorkerOptions<R>) =>
             yield* o.queue.complete(job.id)
           } else {
             const state = result._tag === "Done" ? "done" : result._tag === "Refused" ? "refused" : "aborted"
-            yield* o.board.settle(runId, index, state, result._tag === "Done" ? null : `${me}: ${result.reason}`)
+            yield* o.board.settle(
+              runId,
+              index,
+              state,
+              result._tag === "Done" ? null : `${me}: ${result.reason}`,
+              result._tag === "Done" ? counters() : undefined
+            )
             yield* o.queue.complete(job.id)
           }
           if (o.told) yield* o.told(payload, result)

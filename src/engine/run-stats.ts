@@ -16,6 +16,27 @@ export { RunStatsSnapshot }
  */
 export type RunPhase = "reading" | "processing" | "stopping" | "writing"
 
+/** What a cluster's unit finished and asked (saved with the unit when it is done). */
+export interface UnitCounters {
+  readonly done: number
+  readonly failed: number
+  readonly requests: number
+  readonly cacheHits: number
+  readonly retries: number
+  readonly rateLimited: number
+  readonly tokens: number
+}
+
+export const unitCountersOf = (s: RunStatsSnapshot): UnitCounters => ({
+  done: s.done,
+  failed: s.failed,
+  requests: s.requests,
+  cacheHits: s.cacheHits,
+  retries: s.retries,
+  rateLimited: s.rateLimited,
+  tokens: s.tokens
+})
+
 export const emptyStats: RunStatsSnapshot = Schema.decodeUnknownSync(RunStatsSnapshot)({})
 
 export class RunStats {
@@ -56,12 +77,22 @@ export class RunStats {
     this.earlier = earlier
   }
   private earlier: RunStatsSnapshot | undefined
+  /** A cluster run's: what its units finished and asked, on whichever machine (see setUnits). */
+  private units: UnitCounters | undefined
+
+  /**
+   * A cluster run's counters are its units' (every invocation's, as the unit board keeps them):
+   * they replace the earlier invocations' (which counted the same units) in what is saved.
+   */
+  setUnits(counters: UnitCounters) {
+    this.units = counters
+  }
 
   /** What the ledger keeps for the run: this invocation's snapshot plus its earlier invocations' counters. */
   totals(): RunStatsSnapshot {
     const now = this.snapshot()
     const e = this.earlier
-    if (e === undefined) return now
+    if (e === undefined || this.units !== undefined) return now
     const stages: Record<string, number> = { ...e.stages }
     for (const [k, v] of Object.entries(now.stages)) stages[k] = (stages[k] ?? 0) + v
     return {
@@ -98,7 +129,7 @@ export class RunStats {
   }
   /** The reading pass saw every record: the total is what was finished. */
   settleTotal() {
-    this.s.total = this.s.done + this.s.failed
+    this.s.total = this.s.done + this.s.failed + (this.units === undefined ? 0 : this.units.done + this.units.failed)
     this.s.totalIsEstimate = false
   }
   recordDone(counts?: Readonly<Record<string, number>>) {
@@ -150,7 +181,21 @@ export class RunStats {
         decreases: live.decreases
       }
     }
-    return { ...this.s, rates, stages: { ...this.stageCounts } }
+    const u = this.units
+    const s =
+      u === undefined
+        ? this.s
+        : {
+            ...this.s,
+            done: this.s.done + u.done,
+            failed: this.s.failed + u.failed,
+            requests: this.s.requests + u.requests,
+            cacheHits: this.s.cacheHits + u.cacheHits,
+            retries: this.s.retries + u.retries,
+            rateLimited: this.s.rateLimited + u.rateLimited,
+            tokens: this.s.tokens + u.tokens
+          }
+    return { ...s, rates, stages: { ...this.stageCounts } }
   }
 }
 

@@ -231,10 +231,10 @@ export const makeLimiter = (settings: LimiterSettings) =>
           return undefined
         }),
       /** A success: additive increase of the cap (about +1 per `cap` successes), or of the learnt rate. */
-      onSuccess: (startedAt?: number): Effect.Effect<void> =>
-        shared !== undefined && !pinned
-          ? Effect.sync(shared.onSuccess)
-          : discovery !== undefined
+      onSuccess: (startedAt?: number): Effect.Effect<void> => {
+        if (shared !== undefined && !pinned) return Effect.sync(shared.onSuccess)
+        const local =
+          discovery !== undefined
             ? Effect.map(Clock.currentTimeMillis, (now) => {
                 lastEventAt = now
                 discovery.onSuccess(now, startedAt ?? now)
@@ -243,7 +243,10 @@ export const makeLimiter = (settings: LimiterSettings) =>
                 const before = Math.floor(cap)
                 cap = Math.min(max, cap + 1 / Math.max(1, cap))
                 return Math.floor(cap) > before ? grant : Effect.void
-              }),
+              })
+        // A pinned rate's successes are told to the shared bucket too: the cluster's answered rate (status).
+        return shared === undefined ? local : Effect.zipRight(Effect.sync(shared.onSuccess), local)
+      },
       /** With no rpm configured: the rate learnt so far (undefined when a rate is configured). */
       discovered: (): DiscoveredRate | undefined =>
         shared !== undefined ? shared.discovered() : discovery?.state(lastEventAt),
