@@ -126,7 +126,12 @@ describe("run --cluster", () => {
     expect({ answers: answers.length, twice: paidTwice(proxy.sent) }).toEqual({ answers: RECORDS, twice: 0 })
     const status = spawnCli(["status", job, "--cluster", url], env)
     expect(await status.exited).toBe(0)
-    expect(status.out()).toMatch(/units\s+12 done, 0 active, 0 queued, 0 failed/)
+    expect(status.out()).toMatch(/units\s+12 done, 0 active, 0 queued, 0 failed; 6,000\/6,000 records/)
+    // The run's counters are its units', wherever they were worked.
+    expect(status.out()).toContain(`records  ${RECORDS}/${RECORDS} (${RECORDS} done, 0 failed, 0 pending)`)
+    expect(status.out()).toMatch(new RegExp(`requests ${RECORDS}, cache hits 0`))
+    // The rate the service answered the cluster at, per model (unpaced here: no budget to compare with).
+    expect(status.out()).toMatch(/cluster svc3-guard: [\d,]+\/min answered at http:\/\/127\.0\.0\.1:\d+/)
     // Every process paced its requests from the cluster's one bucket for (service, model).
     const db = new pg.Client({ connectionString: url })
     await db.connect()
