@@ -5,10 +5,11 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { description, program, subcommands, version } from "./commands.ts"
+import { description, loadSubcommands, program, version } from "./commands.ts"
 import { commandHelp, commandName, programHelp } from "./help.ts"
 
-export const writeHelpFiles = (dir: string) => {
+export const writeHelpFiles = async (dir: string) => {
+  const subcommands = await loadSubcommands()
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, "index.txt"), programHelp(program, version, description, subcommands))
   for (const command of subcommands)
@@ -18,5 +19,5 @@ export const writeHelpFiles = (dir: string) => {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = process.argv[2]
   if (!dir) throw new Error("usage: help-files.js <dir>")
-  writeHelpFiles(dir)
+  await writeHelpFiles(dir)
 }

@@ -10,10 +10,8 @@ import { logFormat } from "./log-format.ts"
 import { withPlainConsole } from "./plain-console.ts"
 import { installSignalHandlers } from "./shutdown.ts"
 import { exitWhenFlushed, exitWhenReaderGone } from "./flush-exit.ts"
-import { description, program as programName, root, subcommands, version } from "./commands.ts"
+import { commandOf, description, loadSubcommands, program as programName, rootOf, version } from "./commands.ts"
 import { commandHelp, helpRequest, programHelp } from "./help.ts"
-
-const cli = Command.run(root, { name: programName, version })
 
 /**
  * `--log-format json` (anywhere on the line) or SVC_LOG_FORMAT=json: log lines as one JSON object
@@ -21,6 +19,11 @@ const cli = Command.run(root, { name: programName, version })
  * log collectors. Taken off the command line here, so every command accepts it.
  */
 const { format: logFormatName, rest: argv } = logFormat
+
+// Only the command asked for is loaded (its own graph); a line naming none loads them all.
+const asked = commandOf(argv.slice(2))
+const subcommands = await loadSubcommands(asked === undefined ? undefined : [asked])
+const cli = Command.run(rootOf(subcommands), { name: programName, version })
 
 /**
  * Log lines (progress off a terminal, warnings) on stderr as `[time] text`, the level named when

@@ -19,7 +19,7 @@ import { done, ending, Outcome } from "./outcome.ts"
 import { planOf } from "./plan-command.ts"
 import { planLines } from "./present/plan-table.ts"
 import { presentRunEnd } from "./present/run-summary.ts"
-import { options, overridesOf, type RunInput } from "./run-flags.ts"
+import { options, overridesOf, resumeCommand, type RunInput } from "./run-flags.ts"
 import { runEnd } from "./run-end.ts"
 import { runSession } from "./run-session.ts"
 import { gracefulStop } from "./shutdown.ts"
@@ -61,7 +61,9 @@ const runJob = (o: RunInput, maxRequests: number | undefined) =>
               })
             : undefined
         const summary = yield* runSession({ flags: o, maxRequests, stop, tallies: after.tallies, distribute }, stats)
-        const outcome = yield* presentRunEnd(summary, stats, job, maxRequests)
+        // A --new-run invocation run again would start another run: the hint gives the line that resumes.
+        const resume = o.newRun ? resumeCommand(process.argv) : undefined
+        const outcome = yield* presentRunEnd(summary, stats, job, maxRequests, resume)
         if (summary.status !== "finished") return outcome
         return (yield* after.finish(summary)) ? Outcome.ThresholdsExceeded() : outcome
       }),

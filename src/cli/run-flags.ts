@@ -123,3 +123,9 @@ const shellQuote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${ar
 /** This command line with `--new-run`: what starts afresh, quoted when a resume would mix origins. */
 export const newRunCommand = (argv: ReadonlyArray<string>) =>
   ["svc-batch", ...argv.slice(2), "--new-run"].map(shellQuote).join(" ")
+
+/** This command line without `--new-run`: what resumes the run a `--new-run` invocation left unfinished. */
+export const resumeCommand = (argv: ReadonlyArray<string>) =>
+  ["svc-batch", ...argv.slice(2).filter((a) => a !== "--new-run" && !a.startsWith("--new-run="))]
+    .map(shellQuote)
+    .join(" ")

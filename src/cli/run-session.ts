@@ -131,12 +131,18 @@ const session = (
         )
       }
       const last = yield* ledger.lastRun(job.name)
-      if (Option.isSome(last) && last.value.status !== "finished" && !isResumable(last.value, fingerprint)) {
-        yield* say(
-          `  note    the last run (${last.value.id}, ${last.value.status}) read a different input; starting a new run (answers are still reused)`
-        )
-      }
       const o = settings.flags
+      if (Option.isSome(last) && last.value.status !== "finished") {
+        const { id, status } = last.value
+        if (!isResumable(last.value, fingerprint))
+          yield* say(
+            `  note    the last run (${id}, ${status}) read a different input; starting a new run (answers are still reused)`
+          )
+        else if (o.newRun && reopen === undefined)
+          yield* say(
+            `  note    run ${id} (${status}) is left unfinished: --new-run starts another (answers are still reused)`
+          )
+      }
       return yield* runPipeline(
         {
           ...unitSettingsOf(job, pipeline, endpoint, {

@@ -32,6 +32,7 @@ import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
 import { makeInputGuard } from "./output/input-guard.ts"
+import { watchInput } from "./output/input-watch.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
 import { sourceColumns } from "../io/input-access.ts"
 import { checkInputColumns } from "./input-columns.ts"
@@ -186,8 +187,14 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         : undefined
     // The failures of a run moved to another origin were the other's (a wrong URL), and those of an
     // aborted run include the abort's streak, whose cause is fixed now: asked again either way.
-    const processing = run.movedFrom === undefined && !run.wasAborted ? settings : { ...settings, retryFailed: true }
     const distribute = settings.distribute
+    // The input changed while its records are processed stops the run then, as a stop does (exit 8 below).
+    const watch = distribute === undefined ? yield* watchInput(guard) : undefined
+    const processing = {
+      ...settings,
+      ...(run.movedFrom === undefined && !run.wasAborted ? {} : { retryFailed: true }),
+      ...(watch === undefined ? {} : { stop: Effect.raceFirst(settings.stop, watch.changed) })
+    }
     const pass = yield* Effect.either(
       Effect.gen(function* () {
         if (distribute !== undefined)
@@ -207,6 +214,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
         })
       })
     )
+    if (watch !== undefined) yield* watch.end
     const readRejects = stats.snapshot().readRejects
 
     if (pass._tag === "Left") {
@@ -221,6 +229,8 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
     const processed = pass.right
     if (processed.stopped) {
       const counts = yield* close("interrupted")
+      const changedInput = watch?.failure()
+      if (changedInput !== undefined) return yield* Effect.fail(changedInput)
       return summary({
         runId,
         resumed,

@@ -3,13 +3,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { description, program, subcommands, version } from "../../src/cli/commands.ts"
+import { description, loadSubcommands, program, version } from "../../src/cli/commands.ts"
 import { writeHelpFiles } from "../../src/cli/help-files.ts"
 import { commandHelp, commandName, helpRequest, programHelp } from "../../src/cli/help.ts"
 import { runCommand } from "../../src/cli/run-command.ts"
 import { spawnCli } from "./spawn-cli.ts"
 
 const root = new URL("../..", import.meta.url).pathname
+const subcommands = await loadSubcommands()
 
 describe("help", () => {
   it("a command's help: usage line with the program's name, one line per option with its default", () => {
@@ -46,9 +47,9 @@ describe("help", () => {
     expect(helpRequest(["run", "job.yaml"], subcommands)).toBeUndefined()
   })
 
-  it("the build writes one help file per command, the same text as the renderer's", () => {
+  it("the build writes one help file per command, the same text as the renderer's", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-help-"))
-    writeHelpFiles(dir)
+    await writeHelpFiles(dir)
     expect(readdirSync(dir).sort()).toEqual(["index.txt", ...subcommands.map((c) => `${commandName(c)}.txt`)].sort())
     expect(readFileSync(join(dir, "run.txt"), "utf8")).toBe(commandHelp(program, runCommand))
     expect(readFileSync(join(dir, "index.txt"), "utf8")).toBe(programHelp(program, version, description, subcommands))

@@ -30,7 +30,9 @@ describe("run --max-requests", () => {
     expect(await first.exited).toBe(6)
     // Stopped once the last requests were answered, not after the 60 s grace period.
     expect(Date.now() - t0).toBeLessThan(30_000)
-    expect(first.out()).toContain("the budget of 100 requests (--max-requests) is spent; run again to continue")
+    expect(first.out()).toContain(
+      "the budget of 100 requests (--max-requests) is spent; run the same command again to continue run 1"
+    )
     expect(log.entries.length).toBe(100)
 
     const second = spawnCli(["run", job], env())

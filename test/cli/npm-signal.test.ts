@@ -82,7 +82,7 @@ describe("signals through npm", () => {
     expect(doneInLedger(ledger)).toBeLessThan(1500)
     expect(output.err).toContain("SIGINT: stopping")
     expect(output.out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
-    expect(output.out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
+    expect(output.out).toContain(`interrupted: run the same command again to resume run 1 (ledger ${ledger})`)
   }, 60_000)
 
   it("SIGTERM to npm's whole process group (timeout, systemd): one graceful stop, the summary and the resume hint, not a second-signal exit", async () => {
@@ -96,7 +96,7 @@ describe("signals through npm", () => {
     expect(output.err).toContain("SIGTERM: stopping")
     expect(output.err).not.toContain("second SIGTERM")
     expect(output.out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
-    expect(output.out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
+    expect(output.out).toContain(`interrupted: run the same command again to resume run 1 (ledger ${ledger})`)
     expect(runStatus(ledger)).toBe("interrupted")
   }, 60_000)
 
@@ -110,7 +110,7 @@ describe("signals through npm", () => {
     process.kill(-npm.pid!, "SIGINT")
     expect(await exited).toBe(130)
     expect(output.out).toMatch(/run 1 interrupted: \d+ done, 0 failed/)
-    expect(output.out).toContain(`interrupted: run the same command again to resume (ledger ${ledger})`)
+    expect(output.out).toContain(`interrupted: run the same command again to resume run 1 (ledger ${ledger})`)
     expect(output.err).toContain("SIGINT: stopping")
     expect(output.err).not.toContain("\u001b[?25l") // the cursor is never hidden, so no exit path leaves it hidden
     expect(runStatus(ledger)).toBe("interrupted")

@@ -1,7 +1,8 @@
 /**
  * What every command compiles before it starts: the bundle's static import graph from
  * src/cli/main.ts. Libraries only some jobs need are loaded when used (Parquet's reader and writer,
- * the emulator's models, undici on the first request), so they must not be in it.
+ * the emulator's models, undici on the first request), so they must not be in it. Each command is
+ * imported when asked for (src/cli/commands.ts): a light one loads its own graph, not `run`'s.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { build, type Metafile } from "esbuild"
@@ -15,14 +16,17 @@ const alias = Object.fromEntries(
   [...buildScript.matchAll(/--alias:([^=\s]+)=(\S+)/g)].map((m) => [m[1] as string, m[2] as string])
 )
 
-/** The bundle's inputs reached from `entry` by static imports, and the external packages they import statically. */
+/** An input's path from the package root: node_modules may be a link to another checkout's (a worktree). */
+const fromRoot = (path: string) => path.replace(/^(?:\.\.\/)+(?:[^/]+\/)*?node_modules\//, "node_modules/")
+
+/** The bundle's inputs reached from `entries` by static imports, and the external packages they import statically. */
 const staticGraph = (
   meta: Metafile,
-  entry: string
+  ...entries: ReadonlyArray<string>
 ): { readonly inputs: Set<string>; readonly externals: Set<string> } => {
-  const seen = new Set([entry])
+  const seen = new Set(entries)
   const externals = new Set<string>()
-  const queue = [entry]
+  const queue = [...entries]
   while (queue.length > 0) {
     for (const i of meta.inputs[queue.shift()!]?.imports ?? []) {
       if (i.kind === "dynamic-import" || seen.has(i.path)) continue
@@ -34,27 +38,33 @@ const staticGraph = (
       queue.push(i.path)
     }
   }
-  return { inputs: seen, externals }
+  return { inputs: new Set([...seen].map(fromRoot)), externals }
 }
 
+const bundled = () =>
+  build({
+    entryPoints: [`${root}src/cli/main.ts`],
+    absWorkingDir: root,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outdir: "out/start-up-modules",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+    external: externals,
+    alias
+  })
+
+/** What `svc-batch <command>` compiles before it starts: main.ts's static graph and the command's. */
+const graphOf = (meta: Metafile, command: string) =>
+  staticGraph(meta, "src/cli/main.ts", `src/cli/${command}-command.ts`)
+
 describe("start-up modules", () => {
-  it("main.ts reaches Parquet, undici, ajv, the emulator and sqlite-vec only when used, TOML and INI never", async () => {
-    const result = await build({
-      entryPoints: [`${root}src/cli/main.ts`],
-      absWorkingDir: root,
-      bundle: true,
-      splitting: true,
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      outdir: "out/start-up-modules",
-      write: false,
-      metafile: true,
-      logLevel: "silent",
-      external: externals,
-      alias
-    })
-    const graph = staticGraph(result.metafile, "src/cli/main.ts")
+  it("run reaches Parquet, undici, ajv, the emulator and sqlite-vec only when used, TOML and INI never", async () => {
+    const graph = graphOf((await bundled()).metafile, "run")
     const inputs = [...graph.inputs]
     const loaded = (prefix: string) => inputs.filter((p) => p.startsWith(prefix))
     // @effect/cli's TOML and INI parsers (config-file options svc-batch does not offer) are stubbed out.
@@ -77,9 +87,41 @@ describe("start-up modules", () => {
     }
     // The vector store's extension is required when a store is opened (~20 ms a command otherwise).
     expect([...graph.externals].filter((e) => e.startsWith("sqlite-vec"))).toEqual([])
-    // The check is not vacuous: the graph holds what every command needs.
+    // The check is not vacuous: the graph holds what a run needs.
     expect(graph.externals.has("better-sqlite3")).toBe(true)
     expect(loaded("node_modules/effect/").length).toBeGreaterThan(100)
     expect(loaded("src/engine/runner.ts")).toHaveLength(1)
+  }, 60_000)
+
+  it("each command is imported when asked for: status and runs load neither the engine, the emulator, the report's renderers nor the cluster", async () => {
+    const meta = (await bundled()).metafile
+    const main = [...staticGraph(meta, "src/cli/main.ts").inputs]
+    expect(main.filter((p) => p.endsWith("-command.ts"))).toEqual([])
+    const heavy = [
+      "src/engine/runner.ts",
+      "src/engine/records/",
+      "src/engine/flow/",
+      "src/engine/output/",
+      "src/emulator/server.ts",
+      "src/report/render-html.ts",
+      "src/cluster/coordinator.ts"
+    ]
+    for (const command of ["status", "runs"]) {
+      const graph = graphOf(meta, command)
+      const inputs = [...graph.inputs]
+      for (const prefix of heavy)
+        expect(
+          inputs.filter((p) => p.startsWith(prefix)),
+          `${command}: ${prefix}`
+        ).toEqual([])
+      // Not vacuous: the command, the job's context and the ledger are there…
+      expect(inputs).toContain(`src/cli/${command}-command.ts`)
+      expect(inputs).toContain("src/job/job-context.ts")
+      expect(graph.externals.has("better-sqlite3")).toBe(true)
+    }
+    // … and `run`'s graph has what theirs lack.
+    const run = [...graphOf(meta, "run").inputs]
+    for (const prefix of heavy.filter((p) => p !== "src/emulator/server.ts"))
+      expect(run.filter((p) => p.startsWith(prefix)).length, prefix).toBeGreaterThan(0)
   }, 60_000)
 })

@@ -7,13 +7,22 @@ import type { RunSummary } from "../../engine/runner.ts"
 import { ledgerName, type ResolvedJob } from "../../job/resolve-job.ts"
 import { Outcome } from "../outcome.ts"
 
+/**
+ * `resume`: the command line that resumes the run, when it is not the same command — a `--new-run`
+ * invocation's (run again as it is, it would start yet another run).
+ */
 export const presentRunEnd = (
   summary: RunSummary,
   stats: RunStats,
   job: ResolvedJob,
-  maxRequests: number | undefined
+  maxRequests: number | undefined,
+  resume?: string
 ) =>
   Effect.gen(function* () {
+    const again = (what: string) =>
+      resume === undefined
+        ? `run the same command again to ${what} run ${summary.runId}`
+        : `${what} run ${summary.runId} with the same command without --new-run: ${resume}`
     const notProcessed = summary.notProcessed ?? 0
     const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable${notProcessed > 0 ? `, ${notProcessed} not processed` : ""}`
     // Rows read, not only records: a run whose rows were mostly unreadable must not look complete.
@@ -56,15 +65,15 @@ export const presentRunEnd = (
       case "interrupted":
         if (summary.budgetSpent) {
           yield* Console.log(
-            `  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; run again to continue (ledger ${ledgerName(job)})`
+            `  stopped: the budget of ${maxRequests} requests (--max-requests) is spent; ${again("continue")} (ledger ${ledgerName(job)})`
           )
           return Outcome.BudgetSpent()
         }
-        yield* Console.log(`  interrupted: run the same command again to resume (ledger ${ledgerName(job)})`)
+        yield* Console.log(`  interrupted: ${again("resume")} (ledger ${ledgerName(job)})`)
         return Outcome.Interrupted()
       case "aborted":
         yield* Console.error(`svc-batch: aborted: ${summary.abortReason}`)
-        yield* Console.log(`  fix the cause and run the same command again to resume (ledger ${ledgerName(job)})`)
+        yield* Console.log(`  fix the cause, then ${again("resume")} (ledger ${ledgerName(job)})`)
         return Outcome.Aborted()
     }
   })

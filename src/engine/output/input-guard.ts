@@ -3,7 +3,8 @@
  * is only right while the input is the file the run processed: a file replaced or edited during
  * the run would put verdicts beside the wrong rows. The guard checks the input's fingerprint (its
  * SHA-256, as the run recorded it) before the output pass and again before anything is committed,
- * and the file's identity (inode, size, modification time: one `stat`) between store batches.
+ * and the file's identity (inode, size, modification time: one `stat`) between store batches and,
+ * while the records are processed, every second (input-watch.ts).
  */
 import { Data, Effect } from "effect"
 import { statSync } from "node:fs"
@@ -34,16 +35,29 @@ export interface InputGuard {
   readonly verify: Effect.Effect<void, InputChanged>
   /** Throws InputChanged when the file is no longer the one seen by the last `verify` (one stat). */
   readonly quickCheck: () => void
+  /**
+   * One stat against the file seen by the last `verify`: the same file; changed for certain (gone,
+   * or another size); or touched (another inode or mtime, same size), which only `verify` can tell.
+   */
+  readonly look: () => "same" | InputChanged | "touched"
 }
 
-const identity = (path: string): string | undefined => {
+interface Identity {
+  readonly file: string
+  readonly size: number
+}
+
+const identity = (path: string): Identity | undefined => {
   try {
     const s = statSync(path)
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`
+    return { file: `${s.dev}:${s.ino}:${s.mtimeMs}`, size: s.size }
   } catch {
     return undefined
   }
 }
+
+const sameFile = (a: Identity | undefined, b: Identity | undefined) =>
+  a === b || (a !== undefined && b !== undefined && a.file === b.file && a.size === b.size)
 
 export const makeInputGuard = (
   path: string,
@@ -71,12 +85,24 @@ export const makeInputGuard = (
     }),
     quickCheck: () => {
       const now = identity(path)
-      if (now !== seen)
+      if (!sameFile(now, seen))
         throw new InputChanged({
           path,
           detail: now === undefined ? "it is gone" : "it was replaced or modified while the output was written",
           ...cacheOff
         })
+    },
+    look: () => {
+      const now = identity(path)
+      if (sameFile(now, seen)) return "same"
+      if (now === undefined) return new InputChanged({ path, detail: "it is gone", ...cacheOff })
+      if (seen !== undefined && now.size !== seen.size)
+        return new InputChanged({
+          path,
+          detail: `its content is not what this run read: ${now.size} bytes now, ${seen.size} then`,
+          ...cacheOff
+        })
+      return "touched"
     }
   }
 }
