@@ -25,17 +25,18 @@ interface TaskWeights {
   readonly jaWord: number
   readonly jaBigram: number
   readonly jaKanji: number
+  readonly concept: number
 }
 
-const QUERY: TaskWeights = { word: 1, trigram: 0.2, jaWord: 1, jaBigram: 1, jaKanji: 0.8 }
+const QUERY: TaskWeights = { word: 1, trigram: 0.2, jaWord: 1, jaBigram: 1, jaKanji: 0.8, concept: 1 }
 export const TaskWeights: Readonly<Record<string, TaskWeights>> = {
   RETRIEVAL_QUERY: QUERY,
   QUESTION_ANSWERING: QUERY,
   FACT_VERIFICATION: QUERY,
-  RETRIEVAL_DOCUMENT: { word: 1, trigram: 0.25, jaWord: 1, jaBigram: 1, jaKanji: 0.8 },
-  SEMANTIC_SIMILARITY: { word: 1, trigram: 0.4, jaWord: 1, jaBigram: 1, jaKanji: 1 },
-  CLASSIFICATION: { word: 1.3, trigram: 0.1, jaWord: 1.3, jaBigram: 0.8, jaKanji: 1.2 },
-  CLUSTERING: { word: 1, trigram: 0.3, jaWord: 1.2, jaBigram: 1, jaKanji: 1 }
+  RETRIEVAL_DOCUMENT: { word: 1, trigram: 0.25, jaWord: 1, jaBigram: 1, jaKanji: 0.8, concept: 1 },
+  SEMANTIC_SIMILARITY: { word: 1, trigram: 0.4, jaWord: 1, jaBigram: 1, jaKanji: 1, concept: 1 },
+  CLASSIFICATION: { word: 1.3, trigram: 0.1, jaWord: 1.3, jaBigram: 0.8, jaKanji: 1.2, concept: 1.2 },
+  CLUSTERING: { word: 1, trigram: 0.3, jaWord: 1.2, jaBigram: 1, jaKanji: 1, concept: 1.2 }
 }
 
 const add = (v: Float64Array, feature: string, weight: number) => {

@@ -328,7 +328,11 @@ export const GuardRules: Readonly<Record<CategoryCode, CategoryRules>> = {
 }
 
 /** Words that make a sentence about a harm rather than a harm: prevention, reporting, education. */
-export const Damping: CategoryRules = {
+export const Damping: CategoryRules & {
+  readonly enBefore: ReadonlyArray<string>
+  readonly enFraming: ReadonlyArray<string>
+} = {
+  /** From either side, not from inside the harmful phrase ("fraud prevention", "prevent fraud"). */
   en: [
     "prevent\\w*",
     // Against what is fought, not "I'm against immigrants".
@@ -336,35 +340,42 @@ export const Damping: CategoryRules = {
     "report(?:s|ed|ing)?",
     "awareness",
     "combat\\w*",
+    "warn\\w*",
+    "bann?(?:s|ed|ning)?",
+    "condemn\\w*",
+    "fight\\w*",
+    "protect\\w*"
+  ],
+  /** Only what follows them: "security training on phishing", not "drugs through customs security";
+   * "the myth that …", not "… is a myth". */
+  enBefore: [
     "avoid\\w*",
-    "protect\\w*",
     "never (?:share|post|give|mix|combine)",
     "spot",
     "security",
     "apply\\w*",
     "application",
     "identify\\w*",
-    "warn\\w*",
-    "bann?(?:s|ed|ning)?",
-    "condemn\\w*",
     "history of",
     "museum",
     "documentary",
     "recogni[sz]\\w*",
-    "fight\\w*",
     "stop (?:the )?spread",
-    "fact[- ]check\\w*",
-    "debunk\\w*",
     "myths?",
-    "disprov\\w*",
-    "(?:holocaust )?deniers?",
-    "conspiracy theor\\w*",
     "(?:don't|do not|never) (?:use|trust|rely on|follow)",
-    "(?:some|many) people (?:still )?(?:believe|think|claim)",
     "safely",
     "safety",
     "secure\\w*",
     "dispos\\w*"
+  ],
+  /** A claim attributed or refuted: damps even inside the phrase ("deniers claim it was a hoax"). */
+  enFraming: [
+    "fact[- ]check\\w*",
+    "debunk\\w*",
+    "disprov\\w*",
+    "(?:holocaust )?deniers?",
+    "conspiracy theor\\w*",
+    "(?:some|many) people (?:still )?(?:believe|think|claim)"
   ],
   ja: [
     "防止",

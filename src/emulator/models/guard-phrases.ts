@@ -157,7 +157,7 @@ const CURE_CLAIM_EN =
 const TOPIC_EN =
   "(?:the holocaust|holocaust|moon landings?|climate change|global warming|evolution|covid|the pandemic|vaccines?|9/11|the tsunami|the earthquake|the election|sandy hook|fossils|dinosaurs|the pyramids?)"
 const HOAX_EN =
-  "(?:(?:is|was|are|were) (?:an? |all )?(?:total |complete |big |giant )?(?:hoax|lie|fake|fraud|scam|psyop|false flag|inside job|cover-?up|fabrication|made up|staged|faked|planted|exaggerated|never happened))"
+  "(?:(?:is|was|are|were) (?:an? |all )?(?:total |complete |big |giant )?(?:hoax|lie|myth|fake|fraud|scam|psyop|false flag|inside job|cover-?up|fabrication|made up|staged|faked|planted|exaggerated|never happened))"
 
 // ---- Japanese fragments (hiragana for katakana words: the text is folded so) -----------------
 
@@ -334,7 +334,8 @@ export const GuardPhrases: Readonly<Record<CategoryCode, CategoryRules>> = {
     ],
     ja: [
       "(?:住所|自宅|実家|電話番号|携帯|勤務先|職場|本名|学校名|顔写真|個人情報|健康診断の結果|病歴|診断結果)(?:を|と|も|や|、).{0,25}?(?:晒|さらし|さらす|さらそ|ばらま|拡散|特定)",
-      "(?:住所|自宅|実家|電話番号|携帯|勤務先|職場|本名|学校名|顔写真|個人情報|健康診断の結果|病歴|診断結果)(?:を|と|も|や|、).{0,25}?(?:ねっと|掲示板|sns|ついったー|ぶろぐ|ぐるーぷ|全員|みんな).{0,6}?(?:書き込|載せ|のせ|投稿|送っ|広め|貼)",
+      // Not one's own: 新しい住所をグループに貼っとく.
+      "(?<!新しい|自分の|私の|うちの|僕の|俺の)(?:住所|自宅|実家|電話番号|携帯|勤務先|職場|本名|学校名|顔写真|個人情報|健康診断の結果|病歴|診断結果)(?:を|と|も|や|、).{0,25}?(?:ねっと|掲示板|sns|ついったー|ぶろぐ|ぐるーぷ|全員|みんな).{0,6}?(?:書き込|載せ|のせ|投稿|送っ|広め|貼)",
       "(?:自宅|住所|家)を特定"
     ]
   },

@@ -6,6 +6,7 @@
  */
 import { type CategoryCode, CategoryCodes, formatVerdict } from "../../service/moderation.ts"
 import { Damping, GuardRules, IntentJa } from "./guard-lexicon.ts"
+import { GuardColloquial } from "./guard-colloquial.ts"
 import { GuardPhrases } from "./guard-phrases.ts"
 
 /** Katakana → hiragana, so a term matches whichever kana it is written in. */
@@ -18,20 +19,36 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 const matchers: ReadonlyArray<{ code: CategoryCode; en: RegExp; ja: RegExp }> = CategoryCodes.map((code) => ({
   code,
-  en: wordRegex([...GuardRules[code].en, ...GuardPhrases[code].en]),
+  en: wordRegex([...GuardRules[code].en, ...GuardPhrases[code].en, ...GuardColloquial[code].en]),
   // Lexicon terms are literal; phrase patterns are regular expressions (normalised alike).
   ja: new RegExp(
-    [...GuardRules[code].ja.map((t) => escape(normalize(t))), ...GuardPhrases[code].ja.map(normalize)].join("|"),
+    [
+      ...GuardRules[code].ja.map((t) => escape(normalize(t))),
+      ...[...GuardPhrases[code].ja, ...GuardColloquial[code].ja].map(normalize)
+    ].join("|"),
     "gu"
   )
 }))
 const intentJa = IntentJa.map((i) => ({ code: i.code, re: new RegExp(normalize(i.pattern), "gu") }))
-const dampingEn = wordRegex(Damping.en)
+/** How a damping word reaches a hit: from either side, only from before it, or also from inside. */
+type Reach = "around" | "before" | "framing"
+// English in one pass: the named group that matched says the reach.
+const dampingEn = wordRegex([
+  `(?<around>${Damping.en.join("|")})`,
+  `(?<before>${Damping.enBefore.join("|")})`,
+  `(?<framing>${Damping.enFraming.join("|")})`
+])
+// Japanese puts the damping word after what it governs (偽造を防止): kept as it was, any reach.
 const dampingJa = new RegExp(Damping.ja.map((t) => escape(normalize(t))).join("|"), "gu")
 
 /** Every match of the global `re` in `s`, as [start, end) (matchAll works on a copy of `re`). */
 const spans = (re: RegExp, s: string): Array<readonly [number, number]> =>
   [...s.matchAll(re)].map((m) => [m.index, m.index + m[0].length] as const)
+
+interface DampingSpan {
+  readonly reach: Reach
+  readonly at: readonly [number, number]
+}
 
 const LATIN = /[a-z]/u
 const JAPANESE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u
@@ -40,13 +57,20 @@ const JAPANESE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u
 const CLAUSE_BREAK = /[,;:!?()「」『』、，。！？—–]|\b(?:and|but|then|so|or|because|while|after|before|now)\b/u
 
 /**
- * Damping modifies the phrase next to it, not the whole sentence ("report counterfeit bills",
+ * Damping modifies the phrase it governs, not the whole sentence ("report counterfeit bills",
  * 偽造を防止, "the history of the massacre"): a hit is damped when a damping word is in the same
- * clause with at most a few words (or, in Japanese, characters) between them.
+ * clause with at most a few words (or, in Japanese, characters) between them. A damping word
+ * inside the harmful phrase is part of it ("sneak drugs past security", "immigrants who get
+ * reported … are animals"), except a framing word (deniers claim it was a hoax); some damp only
+ * what follows them ("the myth that …", not "… is a myth"; "security training on …", not
+ * "… through customs security").
  */
-const dampedAt = (s: string, damping: ReadonlyArray<readonly [number, number]>, hit: readonly [number, number]) =>
-  damping.some(([ds, de]) => {
-    if (ds < hit[1] && hit[0] < de) return true
+const dampedAt = (s: string, damping: ReadonlyArray<DampingSpan>, hit: readonly [number, number]) =>
+  damping.some(({ reach, at: [ds, de] }) => {
+    // Inside the phrase: part of it, unless framing; overlapping its start: governs it from before.
+    if (ds >= hit[0] && de <= hit[1]) return reach === "framing"
+    if (ds < hit[0] && de > hit[0]) return true
+    if (reach === "before" && ds >= hit[1]) return false
     const between = de <= hit[0] ? s.slice(de, hit[0]) : s.slice(hit[1], ds)
     return !CLAUSE_BREAK.test(between) && between.length <= 24 && between.trim().split(/\s+/u).length <= 4
   })
@@ -104,7 +128,18 @@ export const judge = (text: string): Array<CategoryCode> => {
     const s = normalize(sentence)
     const latin = LATIN.test(s)
     const japanese = JAPANESE.test(s)
-    const damping = [...spans(dampingEn, s), ...spans(dampingJa, s)]
+    const damping: Array<DampingSpan> = [
+      ...[...s.matchAll(dampingEn)].map((m) => ({
+        reach:
+          m.groups?.["before"] !== undefined
+            ? ("before" as const)
+            : m.groups?.["framing"] !== undefined
+              ? ("framing" as const)
+              : ("around" as const),
+        at: [m.index, m.index + m[0].length] as const
+      })),
+      ...spans(dampingJa, s).map((at) => ({ reach: "framing" as const, at }))
+    ]
     const undampedHit = (re: RegExp) => spans(re, s).some((hit) => !dampedAt(s, damping, hit))
     for (const m of matchers) {
       if (found.has(m.code)) continue

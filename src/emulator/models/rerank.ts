@@ -45,7 +45,7 @@ const grams = (ts: ReadonlyArray<Term>): Set<string> => {
   const out = new Set<string>()
   for (const t of ts) {
     if (t.surface !== undefined) for (const g of latinTrigrams(t.surface)) out.add(g)
-    else for (const c of t.term) out.add(c)
+    else if (t.kind !== "concept") for (const c of t.term) out.add(c)
   }
   return out
 }

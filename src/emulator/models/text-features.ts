@@ -14,6 +14,7 @@
  */
 import { stemmer } from "stemmer"
 import { eng, jpn } from "stopword"
+import { Concepts } from "./concepts.ts"
 
 const WORD = /[\p{Script=Latin}\p{Nd}]+|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々]+/gu
 const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々]/u
@@ -147,7 +148,7 @@ const segmenter = new Intl.Segmenter("ja", { granularity: "word" })
 /** Segmenting costs more than linearly with length (field notes): cut long runs into windows. */
 const WINDOW = 2000
 
-export type FeatureKind = "word" | "jaWord" | "jaBigram" | "jaKanji"
+export type FeatureKind = "word" | "jaWord" | "jaBigram" | "jaKanji" | "concept"
 
 export interface Term {
   readonly term: string
@@ -159,9 +160,44 @@ export interface Term {
 
 const KANJI_STEM = /^([\p{Script=Han}々]+)[\p{Script=Hiragana}]+$/u
 
-const japaneseWord = (word: string, out: Array<Term>) => {
-  // An inflected verb or adjective (kanji stem + kana ending: 焼く, 焼き, 咲いた) counts by its stem.
-  const w = KANJI_STEM.exec(word)?.[1] ?? word
+/** Weight of a concept term: below a shared word's, so the same word still beats a synonym. */
+const CONCEPT_WEIGHT = 0.8
+
+/** Each word of concepts.ts, read as terms() reads it (stem, or Japanese word), → its concept ids. */
+let builtIndex: Map<string, Array<string>> | undefined
+/** Built on first use (it reads text with the functions below). */
+const conceptIndex = (): Map<string, Array<string>> => (builtIndex ??= buildConceptIndex())
+const buildConceptIndex = () => {
+  const index = new Map<string, Array<string>>()
+  const put = (key: string, id: string) => {
+    const ids = index.get(key) ?? []
+    if (!ids.includes(id)) index.set(key, [...ids, id])
+  }
+  for (const [id, words] of Object.entries(Concepts))
+    for (const word of words) {
+      const w = word.normalize("NFKC").toLowerCase()
+      if (CJK.test(w)) japaneseWords(w, (j) => put(j, id))
+      else put(stemmer(w), id)
+    }
+  return index
+}
+
+const concept = (key: string, out: Array<Term>) => {
+  for (const id of conceptIndex().get(key) ?? []) out.push({ term: `c:${id}`, weight: CONCEPT_WEIGHT, kind: "concept" })
+}
+
+/** The concept ids `word` (one English or Japanese word of concepts.ts) is read as, for tests. */
+export const conceptsOf = (word: string): Array<string> =>
+  terms(word)
+    .filter((t) => t.kind === "concept")
+    .map((t) => t.term.slice(2))
+
+/** A Japanese word as it counts: an inflected verb or adjective (kanji stem + hiragana ending as
+ * written: 焼く, 焼き, 咲いた) by its stem; a kanji + katakana word (食パン) whole. */
+const japaneseStem = (word: string, written: string): string =>
+  KANJI_STEM.test(written) ? KANJI_STEM.exec(word)![1]! : word
+
+const japaneseWord = (w: string, out: Array<Term>) => {
   const chars = [...w]
   if (chars.length === 1 || chars.length > 2)
     out.push({ term: w, weight: chars.length === 1 ? 1.2 : 1.5, kind: "jaWord" })
@@ -169,15 +205,17 @@ const japaneseWord = (word: string, out: Array<Term>) => {
     if (chars.length > 1 && HAN.test(chars[i]!)) out.push({ term: chars[i]!, weight: 0.6, kind: "jaKanji" })
     if (i + 1 < chars.length) out.push({ term: chars[i]! + chars[i + 1]!, weight: 1, kind: "jaBigram" })
   }
+  concept(w, out)
 }
 
-const japaneseTerms = (run: string, out: Array<Term>) => {
+/** The content words of a Japanese run, each as it counts (japaneseStem). */
+const japaneseWords = (run: string, each: (word: string) => void) => {
   for (let start = 0; start < run.length; start += WINDOW) {
     // ICU splits words it does not know in kana into single characters (ねこ → ね|こ): consecutive
     // lone kana that are not particles are joined back into one word.
     let pending = ""
     const flush = () => {
-      if ([...pending].length > 1) japaneseWord(pending, out)
+      if ([...pending].length > 1) each(pending)
       pending = ""
     }
     // Segment the text as written (katakana marks loanwords for ICU), fold each word afterwards.
@@ -193,11 +231,13 @@ const japaneseTerms = (run: string, out: Array<Term>) => {
       }
       flush()
       if (ONLY_HIRAGANA.test(w) && !seg.isWordLike) continue
-      japaneseWord(w, out)
+      each(japaneseStem(w, seg.segment))
     }
     flush()
   }
 }
+
+const japaneseTerms = (run: string, out: Array<Term>) => japaneseWords(run, (w) => japaneseWord(w, out))
 
 /** Content terms with weights and kinds (see the module comment). */
 export const terms = (text: string): Array<Term> => {
@@ -208,6 +248,7 @@ export const terms = (text: string): Array<Term> => {
     else if (!ENGLISH_STOP.has(w) && !(w.length === 1 && !/\d/.test(w))) {
       const stem = stemmer(w)
       out.push({ term: stem, weight: 1 + Math.min(stem.length, 8) / 8, kind: "word", surface: w })
+      concept(stem, out)
     }
   }
   return out
