@@ -12,7 +12,7 @@ import { startEmulator } from "../../src/emulator/server.ts"
 import { spawnCli } from "../cli/spawn-cli.ts"
 import { readJsonl, tempDir, writeCorpus } from "../engine/run-helpers.ts"
 import { startPostgres, type ThrowawayPostgres } from "../support/postgres.ts"
-import { countingProxy, posts, type CountingProxy } from "./counting-proxy.ts"
+import { countingProxy, posts, type CountingProxy, type Sent } from "./counting-proxy.ts"
 import { KEY, startEmulatorProcess } from "./shared-load.ts"
 
 const RECORDS = 6_000
@@ -86,6 +86,16 @@ describe("a cluster run at the service's limit", () => {
     // Which process sent how many: all four took part.
     const byPort = new Set(accepted.map((s) => s.port)).size
     console.log("cluster at the limit:", JSON.stringify({ accepted: accepted.length, rejected, seconds, rpm, byPort }))
+    if (accepted.length !== RECORDS) {
+      // What the requests answered twice looked like: when, from which connection.
+      const byKey = new Map<string, Array<Sent>>()
+      for (const a of answers) byKey.set(a.key, [...(byKey.get(a.key) ?? []), a])
+      const twice = [...byKey.values()].filter((l) => l.filter((a) => a.status === 200).length > 1)
+      console.log(
+        "answered twice:",
+        JSON.stringify(twice.slice(0, 5).map((l) => l.map((a) => ({ ...a, key: a.key.slice(-60) }))))
+      )
+    }
     // Each request answered once: as many accepted as records, all distinct.
     expect({ accepted: accepted.length, distinct: new Set(accepted.map((s) => s.key)).size }).toEqual({
       accepted: RECORDS,
