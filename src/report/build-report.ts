@@ -1,7 +1,8 @@
 /**
  * Builds a run's report from the ledger (and, when it is still there unchanged, the input it read,
- * for excerpts and the breakdown): one pass over the run's records in ordinal order, one over the
- * previous run's for the changes, and a count per run for the trend. Sends nothing.
+ * for excerpts and the breakdown): one pass over the run's records in ordinal order (none when the
+ * output tallied them), one over this run's and the previous run's side by side for the changes,
+ * and a count per run for the trend. Sends nothing.
  */
 import { Chunk, Data, Effect, Option, Stream } from "effect"
 import type { Source, SourceError } from "../io/source.ts"
@@ -11,7 +12,7 @@ import { Categories, CategoryCodes, isCategoryCode } from "../service/moderation
 import type { ModerationSection, RunReport } from "./run-report.ts"
 import { makeReportTally, type ReportTally } from "./report-tally.ts"
 import { recordsRemoved } from "./records-removed.ts"
-import { changesSince, seenRecords } from "./report-changes.ts"
+import { changesSince } from "./report-changes.ts"
 
 // One collator each, made once: `localeCompare` with a locale and options builds one per call (a
 // warm 50k rerun spent 4.6 % of its time there sorting the flagged rows).
@@ -131,7 +132,8 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
       yield* outcomes(ledger, run.id, input).pipe(
         Stream.runForEach((o) => Effect.sync(() => tallied.add(o.record, o.fields)))
       )
-    const { verdicts, categories, pairs, breakdown, failures, flagged, warnings, chunked } = tallied
+    const { verdicts, categories, pairs, breakdown, failures, flagged, warnings } = tallied
+    const chunked = tallied.chunked()
     const done = tallied.done()
     const failed = tallied.failed()
     const moderated = tallied.moderated()
@@ -169,14 +171,12 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
       const changes =
         previous === undefined
           ? undefined
-          : changesSince(
+          : yield* changesSince(
+              ledger,
               previous.id,
-              yield* seenRecords(
-                Stream.map(outcomes(ledger, previous.id, undefined), (o) => o.record),
-                verdictColumn,
-                categoriesColumn
-              ),
-              tallied,
+              run.id,
+              flagged,
+              { verdict: verdictColumn, categories: categoriesColumn },
               byCategory,
               numericOrder
             )
@@ -242,9 +242,7 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
       ...(Object.keys(stats.rates).length > 0 ? { rates: stats.rates } : {}),
       stageCounters: stats.stages,
       ...(moderation ? { moderation } : {}),
-      ...(warnings.length > 0 || chunked.length > 0
-        ? { translation: { warnings, chunked: chunked.sort((a, b) => b.requests - a.requests).slice(0, 50) } }
-        : {})
+      ...(warnings.length > 0 || chunked.length > 0 ? { translation: { warnings, chunked } } : {})
     }
     return report
   })

@@ -3,16 +3,29 @@
  * (same id, another request: its text or the job's settings changed), newly flagged, no longer
  * flagged (with the categories they had, and whether the record was edited or removed), and per
  * category the records that came into it and left it, not only the net.
+ *
+ * Both runs' records are read from the ledger side by side, in input order, and matched by key as
+ * they come: a record waits only until its key turns up in the other run. A nightly rerun of the
+ * same (or an appended, edited) corpus holds a handful of records at a time, not a map of every
+ * record of both runs (~180 bytes a record: a 1,000,000-record rerun ran out of its 256 MiB heap);
+ * only a reordered corpus holds the records displaced. A key repeated within a run is matched
+ * occurrence by occurrence (the first with the first).
  */
-import { Stream } from "effect"
-import type { StoredRecord } from "../ledger/ledger.ts"
+import { Effect } from "effect"
+import type { LedgerService, StoredRecord } from "../ledger/ledger.ts"
 import type { ModerationSection } from "./run-report.ts"
-import { codesOf, type ReportTally, type SeenRecord, tally } from "./report-tally.ts"
+import { codesOf, tally } from "./report-tally.ts"
 
 type Changes = NonNullable<ModerationSection["changes"]>
 type Flagged = ModerationSection["flagged"][number]
+type NoLonger = NonNullable<Changes["noLongerFlaggedRecords"]>[number]
 
-/** A stored record as the comparison sees it (the tally's `records` entry for the previous run). */
+/** A record as the comparison sees it: its request (answer keys; undefined when it failed) and, harmful, its categories. */
+export interface SeenRecord {
+  readonly request: string | undefined
+  readonly harmful: ReadonlyArray<string> | undefined
+}
+
 export const seenOf = (record: StoredRecord, verdictColumn: string, categoriesColumn: string): SeenRecord => {
   if (record.outcome._tag === "Failed") return { request: undefined, harmful: undefined }
   const row = record.outcome.output.rows[0]
@@ -25,76 +38,138 @@ export const seenOf = (record: StoredRecord, verdictColumn: string, categoriesCo
 const edited = (a: SeenRecord, b: SeenRecord) =>
   a.request !== undefined && b.request !== undefined && a.request !== b.request
 
-/** The changes from `before` (the previous run's records) to the tallied run. */
-export const changesSince = (
-  previousRunId: number,
-  before: ReadonlyMap<string, SeenRecord>,
-  tallied: ReportTally,
-  order: (a: Flagged, b: Flagged) => number,
-  codeOrder: (a: string, b: string) => number
-): Changes => {
-  const now = tallied.records
+/** Records read from the ledger per query, for each run. */
+const PAGE = 2000
+
+/** The comparison's counters, fed one pair (or unmatched record) at a time. */
+const makeComparison = (harmfulListed: ReadonlySet<string>) => {
   let added = 0
+  let removed = 0
   let edits = 0
   const into = new Map<string, number>()
   const outOf = new Map<string, number>()
   const after = new Map<string, number>()
-  for (const [key, seen] of now) {
-    const was = before.get(key)
+  const beforeCounts = new Map<string, number>()
+  const noLonger: Array<NoLonger> = []
+  /** Of the harmful records the report lists, those the previous run flagged too. */
+  const flaggedBefore = new Set<string>()
+  const pair = (key: string, was: SeenRecord | undefined, seen: SeenRecord | undefined) => {
     if (was === undefined) added++
+    else if (seen === undefined) removed++
     else if (edited(was, seen)) edits++
-    for (const c of seen.harmful ?? []) {
+    for (const c of seen?.harmful ?? []) {
       tally(after, c)
       if (!was?.harmful?.includes(c)) tally(into, c)
     }
-  }
-  let removed = 0
-  const beforeCounts = new Map<string, number>()
-  const noLonger: Array<NonNullable<Changes["noLongerFlaggedRecords"]>[number]> = []
-  for (const [key, was] of before) {
-    const seen = now.get(key)
-    if (seen === undefined) removed++
+    if (was === undefined) return
     for (const c of was.harmful ?? []) {
       tally(beforeCounts, c)
       if (!seen?.harmful?.includes(c)) tally(outOf, c)
     }
-    if (was.harmful !== undefined && seen?.harmful === undefined)
+    if (was.harmful === undefined) return
+    if (harmfulListed.has(key)) flaggedBefore.add(key)
+    if (seen?.harmful === undefined)
       noLonger.push({
         key,
         categories: was.harmful,
         record: seen === undefined ? "removed" : edited(was, seen) ? "edited" : "unchanged"
       })
   }
-  noLonger.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  const codes = [...new Set([...beforeCounts.keys(), ...after.keys()])].sort(codeOrder)
-  return {
-    previousRunId,
-    newlyFlagged: tallied.flagged
-      .filter((f) => f.verdict === "harmful" && before.get(f.key)?.harmful === undefined)
-      .sort(order),
-    noLongerFlagged: noLonger.map((r) => r.key),
-    categoryDeltas: codes
-      .map((code) => ({
-        code,
-        before: beforeCounts.get(code) ?? 0,
-        after: after.get(code) ?? 0,
-        added: into.get(code) ?? 0,
-        removed: outOf.get(code) ?? 0
-      }))
-      .filter((d) => d.added > 0 || d.removed > 0),
-    records: { added, removed, edited: edits },
-    noLongerFlaggedRecords: noLonger
+  const records = () => ({ added, removed, edited: edits })
+  return { pair, records, into, outOf, after, beforeCounts, noLonger, flaggedBefore }
+}
+
+/** Records of one run by key, waiting for their match (a repeated key: its occurrences in order). */
+class Waiting {
+  private readonly map = new Map<string, SeenRecord | Array<SeenRecord>>()
+  add(key: string, seen: SeenRecord) {
+    const at = this.map.get(key)
+    if (at === undefined) this.map.set(key, seen)
+    else if (Array.isArray(at)) at.push(seen)
+    else this.map.set(key, [at, seen])
+  }
+  take(key: string): SeenRecord | undefined {
+    const at = this.map.get(key)
+    if (at === undefined || !Array.isArray(at)) {
+      if (at !== undefined) this.map.delete(key)
+      return at
+    }
+    const first = at.shift()!
+    if (at.length === 0) this.map.delete(key)
+    return first
+  }
+  *drain(): Generator<[string, SeenRecord]> {
+    for (const [key, at] of this.map) {
+      if (Array.isArray(at)) for (const s of at) yield [key, s]
+      else yield [key, at]
+    }
   }
 }
 
-/** The previous run's records as the comparison sees them, from the ledger alone. */
-export const seenRecords = <E>(
-  records: Stream.Stream<StoredRecord, E>,
-  verdictColumn: string,
-  categoriesColumn: string
-) =>
-  records.pipe(
-    Stream.runFold(new Map<string, SeenRecord>(), (acc, r) =>
-      acc.set(r.key, seenOf(r, verdictColumn, categoriesColumn))
-    )
-  )
+/**
+ * The changes from the previous run to this one, both read from the ledger; `flagged`: the records
+ * this run's report lists (the newly flagged are those of them the previous run did not flag).
+ */
+export const changesSince = (
+  ledger: Pick<LedgerService, "records">,
+  previousRunId: number,
+  runId: number,
+  flagged: ReadonlyArray<Flagged>,
+  columns: { readonly verdict: string; readonly categories: string },
+  order: (a: Flagged, b: Flagged) => number,
+  codeOrder: (a: string, b: string) => number
+): Effect.Effect<Changes> =>
+  Effect.gen(function* () {
+    const listed = flagged.filter((f) => f.verdict === "harmful")
+    const cmp = makeComparison(new Set(listed.map((f) => f.key)))
+    const waitingBefore = new Waiting()
+    const waitingNow = new Waiting()
+    const side = (id: number, mine: Waiting, theirs: Waiting, isBefore: boolean) => {
+      let from = 0
+      let done = false
+      return {
+        done: () => done,
+        /** One page: each record meets its match waiting on the other side, or waits for it. */
+        step: (otherDone: boolean) =>
+          Effect.map(ledger.records(id, from, PAGE), (page) => {
+            if (page.length < PAGE) done = true
+            if (page.length > 0) from = page[page.length - 1]!.ordinal + 1
+            for (const r of page) {
+              const seen = seenOf(r, columns.verdict, columns.categories)
+              const match = theirs.take(r.key)
+              // The other run read to its end without this key: unmatched, no need to wait.
+              if (match === undefined && !otherDone) mine.add(r.key, seen)
+              else if (isBefore) cmp.pair(r.key, seen, match)
+              else cmp.pair(r.key, match, seen)
+            }
+          })
+      }
+    }
+    const before = side(previousRunId, waitingBefore, waitingNow, true)
+    const now = side(runId, waitingNow, waitingBefore, false)
+    while (!before.done() || !now.done()) {
+      if (!before.done()) yield* before.step(now.done())
+      if (!now.done()) yield* now.step(before.done())
+    }
+    for (const [key, was] of waitingBefore.drain()) cmp.pair(key, was, undefined)
+    for (const [key, seen] of waitingNow.drain()) cmp.pair(key, undefined, seen)
+
+    const noLonger = cmp.noLonger.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    const codes = [...new Set([...cmp.beforeCounts.keys(), ...cmp.after.keys()])].sort(codeOrder)
+    return {
+      previousRunId,
+      newlyFlagged: listed.filter((f) => !cmp.flaggedBefore.has(f.key)).sort(order),
+      noLongerFlagged: noLonger.map((r) => r.key),
+      categoryDeltas: codes
+        .map((code) => ({
+          code,
+          before: cmp.beforeCounts.get(code) ?? 0,
+          after: cmp.after.get(code) ?? 0,
+          added: cmp.into.get(code) ?? 0,
+          removed: cmp.outOf.get(code) ?? 0
+        }))
+        .filter((d) => d.added > 0 || d.removed > 0),
+      records: cmp.records(),
+      noLongerFlaggedRecords: noLonger
+    }
+  })

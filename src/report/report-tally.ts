@@ -62,15 +62,12 @@ export interface ReportTally {
   readonly failures: Map<string, { stage: string; status: string; count: number; example: string }>
   readonly flagged: Array<Flagged>
   readonly warnings: Array<{ key: string; warning: string }>
-  readonly chunked: Array<{ key: string; requests: number }>
-  /** Every record by key: its request (answer keys; undefined when it failed) and, harmful, its categories. */
-  readonly records: Map<string, SeenRecord>
+  /** The records with the most requests (chunks), most first: at most CHUNKED_LISTED. */
+  readonly chunked: () => ReadonlyArray<{ key: string; requests: number }>
 }
 
-export interface SeenRecord {
-  readonly request: string | undefined
-  readonly harmful: ReadonlyArray<string> | undefined
-}
+/** Records listed with their chunk counts in the report. */
+export const CHUNKED_LISTED = 50
 
 export const makeReportTally = (options: TallyOptions, withInput: boolean): ReportTally => {
   const verdictColumn = `${options.moderationPrefix}verdict`
@@ -87,13 +84,18 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
   const failures = new Map<string, { stage: string; status: string; count: number; example: string }>()
   const flagged: Array<Flagged> = []
   const warnings: Array<{ key: string; warning: string }> = []
-  const chunked: Array<{ key: string; requests: number }> = []
-  const records = new Map<string, SeenRecord>()
+  // Kept to the CHUNKED_LISTED with most requests as it goes (a stable sort: ties in input order),
+  // not one entry per chunked record. Nothing in the tally grows with the corpus: the
+  // record-by-record changes are read from the ledger (report-changes.ts).
+  let chunked: Array<{ key: string; requests: number }> = []
+  const topChunked = () => {
+    chunked = chunked.sort((a, b) => b.requests - a.requests).slice(0, CHUNKED_LISTED)
+    return chunked
+  }
 
   const add = (record: StoredRecord, fields: Readonly<Record<string, unknown>> | undefined) => {
     const outcome = record.outcome
     if (outcome._tag === "Failed") {
-      records.set(record.key, { request: undefined, harmful: undefined })
       failed++
       const k = `${outcome.error.stage}\u0000${outcome.error.status}`
       const f = failures.get(k) ?? {
@@ -108,7 +110,10 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
     }
     done++
     const row = outcome.output.rows[0] ?? {}
-    if (outcome.output.keys.length > 1) chunked.push({ key: record.key, requests: outcome.output.keys.length })
+    if (outcome.output.keys.length > 1) {
+      chunked.push({ key: record.key, requests: outcome.output.keys.length })
+      if (chunked.length >= 4 * CHUNKED_LISTED) topChunked()
+    }
     for (const column of options.warningsColumns) {
       const warning = row[column]
       // With several translate stages, each warning says whose it is.
@@ -116,15 +121,10 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
         warnings.push({ key: record.key, warning: several ? `${column}: ${warning}` : warning })
     }
     const verdict = row[verdictColumn]
-    const request = outcome.output.keys.join("\n")
-    if (typeof verdict !== "string") {
-      records.set(record.key, { request, harmful: undefined })
-      return
-    }
+    if (typeof verdict !== "string") return
     moderated++
     tally(verdicts, verdict)
     const codes = codesOf(row[categoriesColumn])
-    records.set(record.key, { request, harmful: verdict === "harmful" ? codes : undefined })
     if (options.breakdown !== undefined && fields !== undefined) {
       const value = String(fields[options.breakdown] ?? "(none)")
       const b = breakdown.get(value) ?? { records: 0, harmful: 0 }
@@ -164,8 +164,7 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
     failures,
     flagged,
     warnings,
-    chunked,
-    records
+    chunked: topChunked
   }
 }
 

@@ -1,42 +1,51 @@
 /**
- * The performance table (not a test): what `npm run bench` prints (then `npm run bench:all` runs
- * the older per-area scripts: service, engine, chunking, vectors, start-up). The emulator runs in this
- * process (it logs what it answers); every job runs as its own `svc-batch run` process, as a user
- * would run it; the bare client runs as its own process too.
- *   npm run bench [-- rate cold memory]        (default: all three groups)
- *   BENCH_FULL=1 npm run bench                 (also 1,000,000-record memory rows and 3,000 records at 600/min)
- *   BENCH_BIN=/other/checkout/src/cli/bin.mjs  (measure another checkout with this script: before/after)
- * Rows:
- * - saturation at 600, 3,000 and 6,000 req/min (emulator limit = limits.rpm, latency 100 ± 50 ms,
- *   concurrency 32), and a fault mix at 3,000/min (5 % 500, 2 % 503 without Retry-After, 2 %
- *   connection resets): limit use = requests the emulator's limiter let through per minute ÷ the
- *   limit, over the span from the first to the last; 429s; records lost (not in the output). The
- *   four run at once (they mostly wait), with the openai SDK + bottleneck script (sdk-peer.mjs) at
- *   600/min beside them: the 600/min job's CPU against the script's is the "CPU at 600 rpm" row;
- * - cold: 50,000 distinct records, no limit, no latency: records/s and CPU ms per record of the
- *   job process, beside the bare client's CPU ms per request (same emulator, same minute);
- * - warm: the same job again (every answer in the ledger): records/s, requests sent;
- * - memory: peak RSS (VmHWM) of the job process for 100,000 records, distinct texts and 1,000
- *   distinct texts (1,000,000 of each with BENCH_FULL=1); the distinct corpus is then rerun warm,
- *   the warm rate with start-up spread over 2× (20×) the records of the 50,000-record row.
+ * The performance table (not a test), one command: `npm run bench` builds the bundle, then runs
+ * every section below and prints each row, ours beside the peer's where there is one. Each job runs
+ * as its own process through the installed bin (`src/cli/bin.mjs` run as a command, so its
+ * shebang's heap flags apply), as the default job (no `limits`, the report on); the emulator runs
+ * in this process. A section that fails prints why and the others still run.
+ *   npm run bench [-- section …]          (or --only a,b; --skip a,b; default: every section)
+ *   BENCH_ROUNDS=3                         (cold and warm rows: interleaved rounds, default 2)
+ *   BENCH_FULL=1                           (also the warm rerun of 1,000,000 *distinct* records: ~20 min more)
+ *   BENCH_BIN=/other/checkout/src/cli/bin.mjs  (measure another checkout: before/after)
+ *   BENCH_SCALE=0.1                        (every corpus at a tenth: a quick check of the script)
+ * Sections here:
+ * - cold: 50,000 distinct records, no limit, no latency: CPU (user + sys) per record of the job
+ *   process against the SDK + p-limit script (test/bench/peers/sdk-plimit-peer.mjs) at the same
+ *   concurrency (the job's default), interleaved rounds; peak RSS (VmHWM) of both;
+ * - memory: peak RSS of the default job, 100,000 distinct records and 1,000,000 records of 1,000
+ *   distinct texts (cold);
+ * - warm: the cold jobs again, every answer in the ledger, the report on: records/s (wall, start-up
+ *   included) and CPU ms per record, 50,000 and 1,000,000 records; the machine's load beside them;
+ * - saturation: limit use at 600, 3,000 and 6,000 req/min and a fault mix (limits.rpm given), with
+ *   the openai SDK + bottleneck script's CPU at 600/min (test/bench/sdk-peer.mjs).
+ * Sections of other scripts, run as they are (their own output): ramp (`bench:ramp`, else
+ * `bench:rate`), embed, knn, startup, shared-rate, ledgers; one not in this checkout is named.
  */
-import { spawn } from "node:child_process"
-import { createWriteStream, readFileSync, writeFileSync } from "node:fs"
-import { cpus } from "node:os"
+import { spawn, spawnSync } from "node:child_process"
+import { createWriteStream, existsSync, readFileSync, writeFileSync } from "node:fs"
+import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
+import { limitDefaults } from "../../src/job/job-file.ts"
 import { benchDir } from "./bench-dir.ts"
 
 const root = new URL("../..", import.meta.url).pathname
 const BIN = process.env.BENCH_BIN ?? join(root, "src/cli/bin.mjs")
-const TSX = join(root, "node_modules/tsx/dist/cli.mjs")
+const PEER = join(root, "test/bench/peers/sdk-plimit-peer.mjs")
 const KEY = "bench-key"
 const FULL = process.env.BENCH_FULL === "1"
-const which = process.argv.slice(2).filter((a) => !a.startsWith("-"))
-const wanted = (name: string) => which.length === 0 || which.includes(name)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
+const scaled = (n: number) => Math.max(100, Math.round(n * Number(process.env.BENCH_SCALE ?? 1)))
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
 const dir = benchDir("svc-perf-")
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+const load = () => loadavg()[0]!.toFixed(1)
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
 
 const text = (k: number) =>
   k % 5 === 0 ? `Note ${k}: how to build a bomb.` : `Note ${k}: the garden is lovely in spring.`
@@ -49,69 +58,82 @@ const writeCorpus = async (path: string, n: number, distinct = n) => {
   await new Promise<void>((r) => out.end(() => r()))
 }
 
-const writeJob = (name: string, input: string, limits: string) => {
+/** A job file: the default job (report on, default limits) unless `limits` lines are given. */
+const writeJob = (name: string, input: string, limits = "", report = true) => {
   const path = join(dir, `${name}.yaml`)
   writeFileSync(
     path,
-    `name: ${name}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nfields:\n  text: text\nreport:\n  enabled: false\nlimits:\n${limits}`
+    `name: ${name}\npipeline: moderation\ninput:\n  path: ${input}\n  id: id\noutput:\n  path: ${join(dir, `${name}.out.jsonl`)}\nfields:\n  text: text\n${report ? "" : "report:\n  enabled: false\n"}${limits ? `limits:\n${limits}` : ""}`
   )
   return path
 }
 
-interface JobResult {
+interface ProcessResult {
   readonly seconds: number
   readonly cpuMs: number
   readonly peakMiB: number
   readonly stdout: string
 }
 
-/** Runs `node <args>` as a child process; wall time, CPU ms and peak RSS (VmHWM) from /proc. */
+/**
+ * Runs a command as a child process: wall time; CPU (user + sys) and peak RSS from /usr/bin/time
+ * (exact, at exit), else sampled from /proc every 20 ms.
+ */
 const runProcess = (command: string, args: ReadonlyArray<string>, env: Record<string, string>, allowFail = false) =>
-  new Promise<JobResult>((resolve, reject) => {
+  new Promise<ProcessResult>((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+    const timeFile = join(dir, `time-${process.hrtime.bigint()}.txt`)
+    const [cmd, argv] =
+      TIME === undefined ? [command, args] : [TIME, ["-o", timeFile, "-f", "%U %S %M", command, ...args]]
+    const child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
+    child.stderr.on("data", (d) => (stderr += d.toString().slice(-20_000)))
     let peakKiB = 0
-    let cpuTicks = 0
-    // `env -S node …` execs node in the same process; children (if any) are followed too.
-    const pids = () => {
-      const out = [child.pid!]
-      try {
-        for (const c of readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/))
-          if (c) out.push(Number(c))
-      } catch {
-        // gone
-      }
-      return out
-    }
-    const ticks = new Map<number, number>()
+    let ticks = 0
     const sample = () => {
-      for (const pid of pids()) {
-        try {
-          const status = readFileSync(`/proc/${pid}/status`, "utf8")
-          peakKiB = Math.max(peakKiB, Number(status.match(/VmHWM:\s+(\d+)/)?.[1] ?? 0))
-          const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-          ticks.set(pid, Number(stat[11]) + Number(stat[12]))
-        } catch {
-          // the process is gone
-        }
+      // /usr/bin/time's child (the bin: `env -S node …` execs node in the same process).
+      let pid = child.pid!
+      try {
+        if (TIME !== undefined)
+          pid = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)[0])
+        const status = readFileSync(`/proc/${pid}/status`, "utf8")
+        peakKiB = Math.max(peakKiB, Number(status.match(/VmHWM:\s+(\d+)/)?.[1] ?? 0))
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+        ticks = Number(stat[11]) + Number(stat[12])
+      } catch {
+        // not started yet, or gone
       }
-      cpuTicks = [...ticks.values()].reduce((a, b) => a + b, 0)
     }
     const timer = setInterval(sample, 20)
     child.on("exit", (code) => {
       clearInterval(timer)
-      if (code !== 0 && !allowFail) return reject(new Error(`${args.join(" ")} exited ${code}: ${stdout}\n${stderr}`))
-      resolve({ seconds: (performance.now() - t0) / 1000, cpuMs: cpuTicks * 10, peakMiB: peakKiB / 1024, stdout })
+      const seconds = (performance.now() - t0) / 1000
+      if (code !== 0 && !allowFail)
+        return reject(new Error(`${command} ${args.join(" ")} exited ${code}: ${stdout.slice(-2000)}\n${stderr}`))
+      let cpuMs = ticks * 10
+      let peakMiB = peakKiB / 1024
+      try {
+        const [user, sys, maxKiB] = readFileSync(timeFile, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number)
+        if (Number.isFinite(user) && Number.isFinite(sys) && Number.isFinite(maxKiB)) {
+          cpuMs = (user! + sys!) * 1000
+          peakMiB = maxKiB! / 1024
+        }
+      } catch {
+        // no /usr/bin/time: the samples
+      }
+      resolve({ seconds, cpuMs, peakMiB, stdout })
     })
   })
 
 // The bin as an installed command runs it (its shebang's node flags apply), as a user would.
 const runJob = (job: string, url: string, allowFail = false) =>
   runProcess(BIN, ["run", job], { SVC_BASE_URL: url, SVC_API_KEY: KEY }, allowFail)
+const binFlags = () =>
+  readFileSync(BIN, "utf8")
+    .split("\n")[0]!
+    .replace(/^#!.*?node\s*/, "") || "(none)"
 
 const lines = (path: string) => {
   try {
@@ -123,11 +145,109 @@ const lines = (path: string) => {
   }
 }
 
-const rows: Array<[string, string]> = []
+type Row = readonly [row: string, ours: string, peer: string]
+const rows: Array<Row> = []
+const row = (r: Row) => {
+  rows.push(r)
+  console.log(`  | ${r.join(" | ")} |`)
+}
 
-if (wanted("rate")) {
-  const satRecords = (rpm: number) => (rpm === 600 ? (FULL ? 3000 : 500) : rpm === 3000 ? 2500 : 5000)
-  const saturation = async (name: string, rpm: number, faults: boolean) => {
+/** Cold jobs whose ledger a warm row reruns: made once, by the section that needs one first. */
+const coldJobs = new Map<string, Promise<{ job: string; n: number; cold: ProcessResult }>>()
+let emulatorUrl: string | undefined
+const emulator = async () => {
+  if (emulatorUrl === undefined) emulatorUrl = (await startEmulator({ apiKey: KEY })).url
+  return emulatorUrl
+}
+const coldJob = (name: string, n: number, distinct = n) => {
+  if (!coldJobs.has(name))
+    coldJobs.set(
+      name,
+      (async () => {
+        const input = join(dir, `${name}.jsonl`)
+        await writeCorpus(input, n, distinct)
+        const job = writeJob(name, input)
+        return { job, n, cold: await runJob(job, await emulator()) }
+      })()
+    )
+  return coldJobs.get(name)!
+}
+
+const cold = async () => {
+  const url = await emulator()
+  const n = scaled(50_000)
+  const concurrency = limitDefaults.concurrency
+  const input = join(dir, "cold.jsonl")
+  await writeCorpus(input, n)
+  const ours: Array<ProcessResult> = []
+  const peer: Array<ProcessResult> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    // A job of its own (its own ledger) each round: every run is cold. Interleaved, so load hits both alike.
+    const name = round === 0 ? "cold-50k" : `cold-50k-${round}`
+    const job = writeJob(name, input)
+    const r = await runJob(job, url)
+    ours.push(r)
+    if (round === 0) coldJobs.set("cold-50k", Promise.resolve({ job, n, cold: r }))
+    const out = join(dir, `peer-${round}.out.jsonl`)
+    peer.push(await runProcess(process.execPath, [PEER, url, KEY, input, out, String(concurrency)], {}))
+    if (lines(out) !== n) throw new Error(`the peer wrote ${lines(out)} of ${n} records`)
+  }
+  const perRecord = (rs: Array<ProcessResult>) => median(rs.map((r) => r.cpuMs / n))
+  const [o, p] = [perRecord(ours), perRecord(peer)]
+  row([
+    `cold CPU per record, ${fmt(n)} distinct, concurrency ${concurrency} (${ROUNDS} interleaved rounds, median; load ${load()})`,
+    `**${o.toFixed(3)} ms = ${(o / p).toFixed(2)}×** the peer (${ours.map((r) => (r.cpuMs / n).toFixed(3)).join(", ")}); ${fmt(n / median(ours.map((r) => r.seconds)))} rec/s`,
+    `SDK + p-limit ${p.toFixed(3)} ms (${peer.map((r) => (r.cpuMs / n).toFixed(3)).join(", ")}); ${fmt(n / median(peer.map((r) => r.seconds)))} rec/s`
+  ])
+  row([
+    `peak RSS, cold ${fmt(n)} distinct`,
+    `**${fmt(Math.max(...ours.map((r) => r.peakMiB)))} MiB**`,
+    `${fmt(Math.max(...peer.map((r) => r.peakMiB)))} MiB`
+  ])
+}
+
+const memory = async () => {
+  for (const [name, n, distinct] of [
+    ["mem-100k", scaled(100_000), scaled(100_000)],
+    ["mem-1m-1k", scaled(1_000_000), 1000]
+  ] as const) {
+    const { cold: r } = await coldJob(name, n, distinct)
+    row([
+      `peak RSS, cold ${fmt(n)} records, ${distinct === n ? "all texts distinct" : `${fmt(distinct)} distinct texts`} (load ${load()})`,
+      `**${fmt(r.peakMiB)} MiB** = ${fmt((r.peakMiB * 1.048576) | 0)} MB; ${fmt(n / r.seconds)} rec/s, ${(r.cpuMs / n).toFixed(3)} CPU ms/record`,
+      "goal ≤ 200 MB"
+    ])
+  }
+}
+
+const warm = async () => {
+  const url = await emulator()
+  const cases: Array<[string, number, number, string]> = [
+    ["cold-50k", scaled(50_000), scaled(50_000), "≥ 30,000 rec/s"],
+    ["mem-1m-1k", scaled(1_000_000), 1000, "≥ 40,000 rec/s"],
+    ...(FULL
+      ? ([["warm-1m", scaled(1_000_000), scaled(1_000_000), "≥ 40,000 rec/s"]] as Array<
+          [string, number, number, string]
+        >)
+      : [])
+  ]
+  for (const [name, n, distinct, goal] of cases) {
+    const { job } = await coldJob(name, n, distinct)
+    const runs: Array<ProcessResult & { load: string }> = []
+    for (let round = 0; round < ROUNDS; round++) runs.push({ ...(await runJob(job, url)), load: load() })
+    const seconds = median(runs.map((r) => r.seconds))
+    const cpu = median(runs.map((r) => r.cpuMs))
+    row([
+      `warm rerun, ${fmt(n)} records${distinct === n ? "" : ` (${fmt(distinct)} distinct texts)`}, report on (${ROUNDS} runs, median; load ${runs.map((r) => r.load).join(", ")})`,
+      `**${fmt(n / seconds)} rec/s** wall (${runs.map((r) => fmt(n / r.seconds)).join(", ")}); ${((cpu / n) * 1000).toFixed(1)} CPU µs/record = ${fmt(n / (cpu / 1000))} rec per CPU s; peak ${fmt(Math.max(...runs.map((r) => r.peakMiB)))} MiB`,
+      `goal ${goal}`
+    ])
+  }
+}
+
+const saturation = async () => {
+  const satRecords = (rpm: number) => (rpm === 600 ? 500 : rpm === 3000 ? 2500 : 5000)
+  const limited = async (name: string, rpm: number, faults: boolean) => {
     const log: Array<{ status: number; at: number }> = []
     const emu = await startEmulator({
       apiKey: KEY,
@@ -145,20 +265,20 @@ if (wanted("rate")) {
     const passed = log.filter((e) => e.status !== 429)
     const span = (passed[passed.length - 1]!.at - passed[0]!.at) / 1000
     const use = (((passed.length - 1) / span) * 60) / rpm
-    const r429 = log.length - passed.length
     const out = lines(join(dir, `${name}.out.jsonl`))
-    return { use, r429, requests: log.length, n, lost: n - out, cpuMs: r.cpuMs, seconds: r.seconds }
+    return {
+      use,
+      r429: log.length - passed.length,
+      requests: log.length,
+      n,
+      lost: n - out,
+      cpuMs: r.cpuMs,
+      seconds: r.seconds
+    }
   }
   // The peer: the official SDK + bottleneck on the same corpus at 600/min, its own emulator, same minute.
   const sdkPeer = async (rpm: number) => {
-    let requests = 0
-    const emu = await startEmulator({
-      apiKey: KEY,
-      rpm,
-      latencyMs: 100,
-      jitterMs: 50,
-      onRequest: () => void requests++
-    })
+    const emu = await startEmulator({ apiKey: KEY, rpm, latencyMs: 100, jitterMs: 50 })
     const n = satRecords(rpm)
     const input = join(dir, `sdk-${rpm}.jsonl`)
     await writeCorpus(input, n)
@@ -169,91 +289,102 @@ if (wanted("rate")) {
       {}
     )
     await emu.close()
-    return { cpuMs: r.cpuMs, seconds: r.seconds, n, out: lines(out), requests }
+    return { cpuMs: r.cpuMs, seconds: r.seconds, n, out: lines(out) }
   }
   const [s600, s3000, s6000, fault, sdk600] = await Promise.all([
-    saturation("sat-600", 600, false),
-    saturation("sat-3000", 3000, false),
-    saturation("sat-6000", 6000, false),
-    saturation("fault-3000", 3000, true),
+    limited("sat-600", 600, false),
+    limited("sat-3000", 3000, false),
+    limited("sat-6000", 6000, false),
+    limited("fault-3000", 3000, true),
     sdkPeer(600)
   ])
   for (const [rpm, s] of [
     [600, s600],
     [3000, s3000],
     [6000, s6000]
-  ] as const) {
-    rows.push([
-      `saturation ${fmt(rpm)} req/min (${fmt(s.n)} records)`,
-      `limit use **${s.use.toFixed(3)}**, 429s ${s.r429} of ${fmt(s.requests)}`
+  ] as const)
+    row([
+      `limit use at ${fmt(rpm)} req/min with limits.rpm (${fmt(s.n)} records)`,
+      `**${s.use.toFixed(3)}**, 429s ${s.r429} of ${fmt(s.requests)}, lost ${s.lost}`,
+      ""
     ])
-  }
-  rows.push([
+  row([
     `fault mix at 3,000 req/min (5 % 500, 2 % 503, 2 % resets; ${fmt(fault.n)} records)`,
-    `limit use **${fault.use.toFixed(3)}**, 429s ${fault.r429}, lost ${fault.lost} (in rejects)`
+    `**${fault.use.toFixed(3)}**, 429s ${fault.r429}, lost ${fault.lost} (in rejects)`,
+    ""
   ])
-  rows.push([
-    `CPU at 600 req/min (${fmt(s600.n)} records, ${s600.seconds.toFixed(0)} s), beside the openai SDK + bottleneck script (test/bench/sdk-peer.mjs, ${sdk600.seconds.toFixed(0)} s, ${sdk600.out} of ${sdk600.n} written)`,
-    `**${(s600.cpuMs / 1000).toFixed(1)} s** CPU vs the SDK script's ${(sdk600.cpuMs / 1000).toFixed(1)} s = **${(s600.cpuMs / sdk600.cpuMs).toFixed(2)}×**`
+  row([
+    `CPU at 600 req/min (${fmt(s600.n)} records, ${s600.seconds.toFixed(0)} s)`,
+    `**${(s600.cpuMs / 1000).toFixed(1)} s = ${(s600.cpuMs / sdk600.cpuMs).toFixed(2)}×** the peer`,
+    `SDK + bottleneck ${(sdk600.cpuMs / 1000).toFixed(1)} s (${sdk600.out} of ${sdk600.n} written)`
   ])
 }
 
-if (wanted("cold") || wanted("warm")) {
-  let requests = 0
-  const emu = await startEmulator({ apiKey: KEY, onRequest: () => void requests++ })
-  const input = join(dir, "cold.jsonl")
-  const n = 50_000
-  await writeCorpus(input, n)
-  const bare = await runProcess(
-    process.execPath,
-    [TSX, join(root, "test/bench/bare-client.ts"), emu.url, KEY, "20000"],
-    {}
-  )
-  const client = JSON.parse(bare.stdout.trim().split("\n").at(-1)!) as { cpuMsPerRequest: number; perSecond: number }
-  requests = 0
-  const job = writeJob("cold", input, `  concurrency: 64\n  records: 256\n`)
-  const cold = await runJob(job, emu.url)
-  const coldReq = requests
-  rows.push([
-    `cold: ${fmt(n)} distinct records, no limit, no latency`,
-    `**${fmt(n / cold.seconds)} records/s**, ${(cold.cpuMs / n).toFixed(3)} CPU ms/record (whole job process, ${fmt(coldReq)} requests); bare client ${client.cpuMsPerRequest.toFixed(3)} CPU ms/request = **${(cold.cpuMs / n / client.cpuMsPerRequest).toFixed(2)}×**`
-  ])
-  requests = 0
-  const warm = await runJob(job, emu.url)
-  rows.push([
-    `warm rerun of the same ${fmt(n)} records`,
-    `**${fmt(n / warm.seconds)} records/s**, ${(warm.cpuMs / n).toFixed(3)} CPU ms/record, ${requests} requests sent`
-  ])
-  await emu.close()
-}
-
-if (wanted("memory")) {
-  const emu = await startEmulator({ apiKey: KEY })
-  for (const n of FULL ? [100_000, 1_000_000] : [100_000]) {
-    for (const distinct of [n, 1000]) {
-      const input = join(dir, `mem-${n}-${distinct}.jsonl`)
-      await writeCorpus(input, n, distinct)
-      const job = writeJob(`mem-${n}-${distinct}`, input, `  concurrency: 64\n  records: 256\n`)
-      const r = await runJob(job, emu.url)
-      rows.push([
-        `peak RSS, ${fmt(n)} records, ${distinct === n ? "all texts distinct" : "1,000 distinct texts"}`,
-        `**${r.peakMiB.toFixed(0)} MiB**, ${fmt(n / r.seconds)} records/s`
-      ])
-      if (distinct === n) {
-        // The same job again, every answer in the ledger: the warm rate with start-up spread over more records.
-        const warm = await runJob(job, emu.url)
-        rows.push([
-          `warm rerun of the ${fmt(n)} distinct records`,
-          `**${fmt(n / warm.seconds)} records/s**, ${(warm.cpuMs / n).toFixed(3)} CPU ms/record, peak RSS ${warm.peakMiB.toFixed(0)} MiB`
-        ])
-      }
-    }
+/** Another script's section: its own output, as it prints it (the bundle is built already). */
+const external = (scripts: ReadonlyArray<string>, note: string) => async (): Promise<void> => {
+  const defined = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> })
+    .scripts
+  const script = scripts.find((s) => defined[s] !== undefined)
+  if (script === undefined) {
+    console.log(`  (\`npm run ${scripts[0]}\` is not in this checkout: ${note})`)
+    rows.push([note, "not in this checkout", ""])
+    return
   }
-  await emu.close()
+  const command = defined[script]!.replace(/^npm run build && /, "")
+  console.log(`  $ ${command}`)
+  const r = spawnSync("sh", ["-c", command], { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: process.env })
+  if (r.status !== 0) throw new Error(`npm run ${script} exited ${r.status ?? r.signal}`)
+  rows.push([note, `printed above (npm run ${script})`, ""])
 }
+
+const sections: ReadonlyArray<readonly [string, () => Promise<void>]> = [
+  ["cold", cold],
+  ["memory", memory],
+  ["warm", warm],
+  ["saturation", saturation],
+  ["ramp", external(["bench:ramp", "bench:rate"], "rate discovery's ramp, no limits.rpm")],
+  ["embed", external(["bench:embed"], "embedding backfill and no-op rerun")],
+  ["knn", external(["bench:knn"], "search: KNN at 100k vectors")],
+  ["startup", external(["bench:startup"], "start-up: --version, --help, a 20-record job")],
+  ["shared-rate", external(["bench:shared-rate"], "one limits.rpm shared by jobs on PostgreSQL")],
+  ["ledgers", external(["bench:ledgers"], "the SQLite and PostgreSQL ledgers")]
+]
+
+const args = process.argv.slice(2)
+const listed = (flag: string) => {
+  const at = args.indexOf(flag)
+  return at < 0 ? [] : (args[at + 1] ?? "").split(",").filter((s) => s !== "")
+}
+const named = [
+  ...args.filter((a, i) => !a.startsWith("-") && !["--only", "--skip"].includes(args[i - 1] ?? "")),
+  ...listed("--only")
+]
+const skipped = listed("--skip")
+const unknown = [...named, ...skipped].filter((s) => !sections.some(([name]) => name === s))
+if (unknown.length > 0) {
+  console.error(`unknown section(s): ${unknown.join(", ")}; sections: ${sections.map(([n]) => n).join(", ")}`)
+  process.exit(2)
+}
+const chosen = sections.filter(([name]) => (named.length === 0 || named.includes(name)) && !skipped.includes(name))
 
 console.log(
-  `\nsvc-batch performance — ${BIN}\n${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}${FULL ? ", BENCH_FULL" : ""}`
+  `svc-batch performance — ${BIN} (node flags: ${binFlags()})\n${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}; sections: ${chosen.map(([n]) => n).join(", ")}`
 )
-console.log("| row | result |\n|---|---|")
-for (const [k, v] of rows) console.log(`| ${k} | ${v} |`)
+const failed: Array<string> = []
+for (const [name, section] of chosen) {
+  console.log(`\n## ${name}`)
+  try {
+    await section()
+  } catch (e) {
+    failed.push(name)
+    console.log(`  section ${name} failed: ${e instanceof Error ? e.message.slice(0, 2000) : String(e)}`)
+    rows.push([name, "failed (above)", ""])
+  }
+}
+
+console.log(`\nsvc-batch performance — the rows (load at the end ${load()})`)
+console.log("| row | svc-batch (the installed bin) | peer / goal |\n|---|---|---|")
+for (const r of rows) console.log(`| ${r.join(" | ")} |`)
+process.exit(failed.length > 0 ? 1 : 0)
