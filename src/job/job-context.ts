@@ -10,7 +10,7 @@ import { ExitCode } from "../exit-code.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { Ledger, type Run } from "../ledger/ledger.ts"
 import { PostgresLedger } from "../ledger/postgres-ledger.ts"
-import { SqliteLedger } from "../ledger/sqlite-ledger.ts"
+import { SqliteLedger, VECTOR_LEDGER_MAP_BYTES } from "../ledger/sqlite-ledger.ts"
 import { checkJob } from "./job-checks.ts"
 import { type JobOverrides, ledgerMayExist, ledgerName, resolveJob, type ResolvedJob } from "./resolve-job.ts"
 
@@ -67,16 +67,28 @@ export const jobContext = (file: string, options: ContextOptions = {}) =>
  * SQLite file at its `state`. `create: false` (plan): a job whose SQLite ledger does not exist yet
  * gets an empty ledger in memory, and no file is made.
  */
-export const jobLedger = (job: ResolvedJob, options: { readonly create: boolean } = { create: true }) =>
+export const jobLedger = (
+  job: ResolvedJob,
+  options: { readonly create: boolean; readonly vectors?: boolean } = { create: true }
+) =>
   job.ledgerUrl !== undefined
     ? PostgresLedger.layer({ url: job.ledgerUrl })
     : options.create || ledgerMayExist(job)
-      ? SqliteLedger.layer({ path: job.state })
+      ? SqliteLedger.layer({ path: job.state, mapBytes: options.vectors === true ? VECTOR_LEDGER_MAP_BYTES : 0 })
       : SqliteLedger.layerMemory
 
 /** `effect` with the context's job's ledger open: a command provides it once. */
 export const withJobLedger = <A, E, R>(effect: Effect.Effect<A, E, R>, options?: { readonly create: boolean }) =>
-  Effect.flatMap(JobContext, ({ job }) => Effect.provide(effect, jobLedger(job, options)))
+  Effect.flatMap(JobContext, ({ job, pipeline }) =>
+    Effect.provide(
+      effect,
+      // A pipeline with a vector column: its ledger's vectors are read through a memory map.
+      jobLedger(job, {
+        create: options?.create ?? true,
+        vectors: pipeline.columns.some((c) => c.type._tag === "vector")
+      })
+    )
+  )
 
 /** The run `id` of the context's job, or its last; `NoSuchRun` naming what is missing. */
 export const chosenRun = (id: Option.Option<number>) =>

@@ -105,32 +105,29 @@ export const FailureInfoJson = Schema.parseJson(FailureInfo)
 /** Marks an answer Schema whose encoded side is bytes: the ledger stores it as a BLOB, not JSON. */
 export const StoredAsBlob: unique symbol = Symbol.for("svc-batch/StoredAsBlob")
 
-/**
- * A vector answer, stored compactly: little-endian Float32 (4 bytes a value, 6 KiB for 1536
- * dimensions, against ~20 KiB as JSON). Float32 is what vector stores keep anyway; the service's
- * values survive to about 7 significant digits.
- */
-/** A list of numbers, checked by its first element: a 1536-float vector is read on every warm record. */
+/** A vector's values: numbers as the service sends them, or Float32 values as the ledger keeps them. */
+export type VectorValues = ReadonlyArray<number> | Float32Array
+
+/** A list of numbers (checked by its first element: a 1536-float vector is read on every warm record), or a Float32Array. */
 const Floats = Schema.declare(
-  (u: unknown): u is ReadonlyArray<number> => Array.isArray(u) && (u.length === 0 || typeof u[0] === "number"),
+  (u: unknown): u is VectorValues =>
+    u instanceof Float32Array || (Array.isArray(u) && (u.length === 0 || typeof u[0] === "number")),
   {
     identifier: "Floats",
     description: "a list of numbers"
   }
 )
 
+/**
+ * A vector answer, stored compactly: little-endian Float32 (4 bytes a value, 6 KiB for 1536
+ * dimensions, against ~20 KiB as JSON). Float32 is what vector stores keep anyway; the service's
+ * values survive to about 7 significant digits.
+ */
 export const Float32Vector = Schema.transform(Schema.Uint8ArrayFromSelf, Floats, {
   strict: true,
-  decode: (bytes) => {
-    // A view when the bytes are 4-aligned (no copy), then a plain loop (Array.from is slower).
-    const floats =
-      bytes.byteOffset % 4 === 0
-        ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2)
-        : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
-    const out = new Array<number>(floats.length)
-    for (let i = 0; i < floats.length; i++) out[i] = floats[i]!
-    return out
-  },
+  // A Float32Array over the stored bytes, not 1,536 numbers: a warm rerun reads a window's vectors
+  // only to reference them, and arrays of numbers held for a window were most of its garbage.
+  decode: (bytes) => float32Values(bytes),
   // A Buffer (a Uint8Array) is what better-sqlite3 binds as a BLOB.
   encode: (values) => Buffer.from(Float32Array.from(values).buffer)
 }).annotations({ [StoredAsBlob]: true, identifier: "Float32Vector" })

@@ -17,7 +17,7 @@ import { Effect, Schema } from "effect"
 import type { Condition } from "../pipeline/condition.ts"
 import { makeRequest, prepared, type Row, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
 import { column, ColumnType, type Column } from "../pipeline/columns.ts"
-import { Float32Vector } from "../ledger/stored.ts"
+import { Float32Vector, type VectorValues } from "../ledger/stored.ts"
 import type { TextService } from "../service/client.ts"
 import type { ServiceError } from "../service/errors.ts"
 import { Limits, Models, utf8Bytes } from "../service/limits.ts"
@@ -79,14 +79,13 @@ export const embeddingChunks = (text: string, limit: number): ReadonlyArray<Chun
  * values) and a rerun (the ledger's) then give the same vector to the bit, and the output and the
  * store with it. Summed in part order in double precision, rounded once at the end.
  */
-export const weightedMean = (
-  vectors: ReadonlyArray<ReadonlyArray<number>>,
-  weights: ReadonlyArray<number>
-): Array<number> => {
+export const weightedMean = (vectors: ReadonlyArray<VectorValues>, weights: ReadonlyArray<number>): Array<number> => {
   const total = weights.reduce((a, b) => a + b, 0)
   const w = total > 0 ? weights.map((x) => x / total) : weights.map(() => 1 / weights.length)
   const out = new Array<number>(vectors[0]!.length).fill(0)
-  vectors.forEach((v, i) => v.forEach((x, d) => void (out[d]! += Math.fround(x) * w[i]!)))
+  vectors.forEach((v, i) => {
+    for (let d = 0; d < v.length; d++) out[d]! += Math.fround(v[d]!) * w[i]!
+  })
   for (let d = 0; d < out.length; d++) out[d] = Math.fround(out[d]!)
   return out
 }
@@ -97,7 +96,7 @@ const tooLong = (e: ServiceError): boolean =>
   (e._tag === "BadRequestError" && /token|too long|length/i.test(e.serviceMessage))
 
 interface Embedded {
-  readonly value: ReadonlyArray<number>
+  readonly value: VectorValues
   readonly tokens: number
 }
 
@@ -150,7 +149,7 @@ export const embed = (options: EmbedOptions): Stage => {
     )
   }
 
-  const request = (chunk: Chunk, label: string): StageRequest<ReadonlyArray<number>> =>
+  const request = (chunk: Chunk, label: string): StageRequest<VectorValues> =>
     makeRequest({
       endpoint: "embeddings",
       model,
@@ -177,7 +176,7 @@ export const embed = (options: EmbedOptions): Stage => {
       const read = fieldText(options.field, value)
       if (read !== null && typeof read !== "string") return read
       const text = read ?? ""
-      if (text.trim() === "") return prepared<ReadonlyArray<number>>([], () => [nullRow])
+      if (text.trim() === "") return prepared<VectorValues>([], () => [nullRow])
       const all = embeddingChunks(text, limit)
       const chunks = long === "truncate" ? all.slice(0, 1) : all
       const requests = chunks.map((c, i) => request(c, `${options.field} chunk ${i + 1}/${chunks.length}`))

@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Ledger } from "../../src/ledger/ledger.ts"
-import { SqliteLedger, makeSqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
+import { SqliteLedger, makeSqliteLedger, VECTOR_LEDGER_MAP_BYTES } from "../../src/ledger/sqlite-ledger.ts"
 import { ledgerConformance } from "./ledger-conformance.ts"
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
@@ -18,6 +18,12 @@ const entry = (key: string) => ({ key, endpoint: "chat", model: "m", tokens: 1 }
 ledgerConformance("SQLite", {
   fresh: async () => tempDb(),
   open: (path, options) => makeSqliteLedger({ path, ...options })
+})
+
+// A vector job's ledger, read through a memory map: the same port, the same answers.
+ledgerConformance("SQLite, memory-mapped", {
+  fresh: async () => tempDb(),
+  open: (path, options) => makeSqliteLedger({ path, mapBytes: VECTOR_LEDGER_MAP_BYTES, ...options })
 })
 
 describe("SQLite ledger", () => {

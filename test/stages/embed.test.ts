@@ -63,10 +63,12 @@ describe("weightedMean", () => {
 })
 
 describe("Float32Vector", () => {
-  it("stores 4 bytes a value and reads back the Float32 values", () => {
+  it("stores 4 bytes a value and reads back the Float32 values, as a Float32Array", () => {
     const bytes = Schema.encodeSync(Float32Vector)([0.5, -1.25, 3e-7])
     expect(bytes.byteLength).toBe(12)
-    expect(Schema.decodeSync(Float32Vector)(bytes)).toEqual([0.5, -1.25, Math.fround(3e-7)])
+    const decoded = Schema.decodeSync(Float32Vector)(bytes)
+    expect(decoded).toBeInstanceOf(Float32Array)
+    expect(Array.from(decoded)).toEqual([0.5, -1.25, Math.fround(3e-7)])
   })
 })
 
