@@ -193,6 +193,22 @@ const indexListener =
     }
   }
 
+/**
+ * For a writer without the index (`index: none`): its first change marks an index left by an
+ * earlier `index: hnsw` pass stale, so that switching back never answers from an outdated index.
+ */
+export const indexInvalidator =
+  (settings: StoreSettings) =>
+  (db: Database.Database): RowListener => {
+    let done = storedStamp(db, settings) === undefined
+    const mark = () => {
+      if (done) return
+      done = true
+      db.prepare(`UPDATE ${tables(settings).state} SET stamp = 'dirty'`).run()
+    }
+    return { put: mark, remove: mark, commit: () => {} }
+  }
+
 export const openHnswWriter = (
   settings: StoreSettings,
   dim: number,

@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { existsSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { indexFile, openHnswSearcher, openHnswWriter } from "../../src/store/hnsw-index.ts"
+import { sqliteVecStore } from "../../src/io/sinks/sqlite-vec.ts"
 import { searchStore, storeSize } from "../../src/store/sqlite-vec.ts"
 import { StoreSettings, type StoreWriter } from "../../src/store/vector-store.ts"
 import { tempDir } from "../engine/run-helpers.ts"
@@ -153,4 +154,29 @@ describe("hnsw index beside sqlite-vec", () => {
     expect(rebuilt.search([...moved[3]!], 1)[0]).toMatchObject({ key: "r3" })
     rebuilt.close()
   }, 60_000)
+
+  it("a pass with index: none that changes rows makes the index stale; the next hnsw pass rebuilds it", () => {
+    const store = settings(tempDir())
+    const vectors = randomVectors(100, 11)
+    pass(store, vectors)
+    const moved = randomVectors(1, 12)[0]!
+    const plain = sqliteVecStore.openWriter({ ...store, index: "none" }, DIM, { job: "t" })
+    plain.put("r5", "new5", () => [{ vector: moved, text: "moved", metadata: {} }])
+    plain.commit()
+    plain.close()
+    const stale = openHnswSearcher(store)
+    expect(stale.exact).toBe(true)
+    expect(stale.search([...moved], 1)[0]).toMatchObject({ key: "r5", text: "moved" })
+    stale.close()
+
+    pass(
+      store,
+      vectors.map((v, i) => (i === 5 ? moved : v)),
+      (i) => (i === 5 ? "new5" : `h${i}`)
+    )
+    const rebuilt = openHnswSearcher(store)
+    expect(rebuilt.exact).toBe(false)
+    expect(rebuilt.search([...moved], 1)[0]).toMatchObject({ key: "r5", text: "moved" })
+    rebuilt.close()
+  })
 })
