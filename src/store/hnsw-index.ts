@@ -219,7 +219,10 @@ export const openHnswWriter = (
  * Approximate KNN through the index, or the exact scan when the index is missing or stale.
  * `exact` in the result says which answered.
  */
-export const openHnswSearcher = (settings: StoreSettings): StoreSearcher & { readonly exact: boolean } => {
+export const openHnswSearcher = (
+  settings: StoreSettings,
+  efSearch: number = HNSW.efSearch
+): StoreSearcher & { readonly exact: boolean } => {
   const db = openStoreDatabase(settings, { create: false })
   let current: boolean
   try {
@@ -249,7 +252,7 @@ export const openHnswSearcher = (settings: StoreSettings): StoreSearcher & { rea
       search: (vector, k) => {
         const n = Math.min(k, live)
         if (index === undefined || n === 0) return []
-        index.setEf(Math.max(HNSW.efSearch, n))
+        index.setEf(Math.max(efSearch, n))
         const found = index.searchKnn(asNumbers(vector), n)
         return found.neighbors.flatMap((label, i) => {
           const key = keyOf.get(label)?.key

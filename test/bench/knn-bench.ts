@@ -22,6 +22,8 @@ const args = process.argv.slice(2)
 const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
 const sizes = (arg("--sizes") ?? "100000").split(",").map(Number)
 const queries = Number(arg("--queries") ?? 50)
+/** Query beam widths to try on the same index (the first is the store's default). */
+const efs = (arg("--ef") ?? String(HNSW.efSearch)).split(",").map(Number)
 const DIM = 1536
 const dir = benchDir("svc-knn-bench-")
 console.log(
@@ -86,22 +88,24 @@ for (const n of sizes) {
     return new Set(hits.map((h) => h.key))
   })
   scan.close()
-  const [index, loadMs] = timed(() => openHnswSearcher(indexed))
-  if (index.exact) throw new Error("the index is not current after its build")
-  const indexMs: Array<number> = []
-  const indexCpu: Array<number> = []
-  let found = 0
-  qs.forEach((q, i) => {
-    const [hits, t, cpu] = cpuTimed(() => index.search(q, 10))
-    indexMs.push(t)
-    indexCpu.push(cpu)
-    found += hits.filter((h) => truth[i]!.has(h.key)).length
-  })
-  index.close()
+  for (const ef of efs) {
+    const [index, loadMs] = timed(() => openHnswSearcher(indexed, ef))
+    if (index.exact) throw new Error("the index is not current after its build")
+    const indexMs: Array<number> = []
+    const indexCpu: Array<number> = []
+    let found = 0
+    qs.forEach((q, i) => {
+      const [hits, t, cpu] = cpuTimed(() => index.search(q, 10))
+      indexMs.push(t)
+      indexCpu.push(cpu)
+      found += hits.filter((h) => truth[i]!.has(h.key)).length
+    })
+    index.close()
+    console.log(
+      `hnsw efSearch ${ef}: p50 ${ms(pct(indexMs, 0.5))} ms, p95 ${ms(pct(indexMs, 0.95))} ms (CPU p50 ${ms(pct(indexCpu, 0.5))} ms), recall@10 ${(found / (10 * queries)).toFixed(3)}; index load ${ms(loadMs)} ms (once per search process)`
+    )
+  }
   console.log(
     `exact (sqlite-vec scan): p50 ${ms(pct(exactMs, 0.5))} ms, p95 ${ms(pct(exactMs, 0.95))} ms (CPU p50 ${ms(pct(exactCpu, 0.5))} ms)`
-  )
-  console.log(
-    `hnsw: p50 ${ms(pct(indexMs, 0.5))} ms, p95 ${ms(pct(indexMs, 0.95))} ms (CPU p50 ${ms(pct(indexCpu, 0.5))} ms), recall@10 ${(found / (10 * queries)).toFixed(3)}; index load ${ms(loadMs)} ms (once per search process)`
   )
 }
