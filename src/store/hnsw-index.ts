@@ -41,7 +41,7 @@ export const hnswUnavailable = (): string | undefined => {
 }
 
 /** hnswlib's defaults for 1536-d embeddings: links per node, build and query beam widths. */
-export const HNSW = { m: 16, efConstruction: 100, efSearch: 200 } as const
+export const HNSW = { m: 16, efConstruction: 100, efSearch: 400 } as const
 
 export const indexFile = (settings: StoreSettings) => `${settings.path}.${settings.table}.hnsw`
 const stampFile = (settings: StoreSettings) => `${indexFile(settings)}.stamp`
