@@ -2,7 +2,7 @@
 // over records in memory. Uses SVC_BASE_URL / SVC_API_KEY when set, else starts the emulator.
 //   node examples/moderate-then-translate.mjs
 import { Effect, Either, Layer } from "effect"
-import { Emulator, Ledger, TextService, makePipeline, moderate, parseCondition, processRecords, translate } from "svc-batch"
+import { Emulator, SqliteLedger, TextService, makePipeline, moderate, parseCondition, processRecords, translate } from "svc-batch"
 
 const records = [
   { id: 1, body: "今日は良い天気です。散歩に行きましょう。" },
@@ -25,4 +25,4 @@ const program = Effect.gen(function* () {
     console.log(`${r.fields.id}: ${row ? `${row.moderation_verdict} → ${row.body_en ?? "(not translated)"}` : `failed: ${r.error.message}`}`)
   }
 })
-await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(service, Ledger.layerMemory))))
+await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(service, SqliteLedger.layerMemory))))

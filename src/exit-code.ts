@@ -32,6 +32,12 @@ export const ExitCode = {
    * kept; run the same command again once it is back.
    */
   ledgerUnreachable: 10,
+  /**
+   * `run --cluster`: a work unit was refused by a worker (the input unreadable there, or another
+   * file than the one fingerprinted) or failed every attempt. The run stops; it resumes with the
+   * same command once fixed.
+   */
+  unitFailed: 11,
   interrupted: 130,
   /** stdout's or stderr's reader has gone (128 + SIGPIPE, as a shell reports a tool SIGPIPE killed). */
   readerGone: 141

@@ -1,9 +1,11 @@
-#!/usr/bin/env -S node --max-old-space-size=256 --max-semi-space-size=8
-// The heap limit: a job streams (its live heap stays under ~80 MiB), but left to itself V8 sizes
-// the heap to the machine and lets garbage pile up to ~400 MiB before collecting. The young
-// generation's semi-spaces at 8 MiB instead of 16 take ~30 MiB off the peak RSS (npm run bench:
-// 100,000 records 203 → 173 MiB) for up to ~10 % more CPU on a cold run with no rate limit. Run as
-// `node src/cli/bin.mjs`, pass it yourself (`node --max-old-space-size=512 src/cli/bin.mjs …`).
+#!/usr/bin/env -S node --max-old-space-size=256 --max-semi-space-size=16
+// The heap limit: a job streams (its live heap stays under ~50 MiB), but left to itself V8 sizes
+// the heap to the machine and lets garbage pile up (cold 50k, report on: peak RSS 250–276 MiB).
+// 256 and 16 MiB semi-spaces, chosen by `npm run bench:flags` (cold, report on, side by side):
+// 0.638–0.667 CPU ms/record and 180–182 MiB peak, against 0.80 ms and 168–180 MiB with 8 MiB
+// semi-spaces (they promote the records in progress into the old space: +20 % CPU in GC); a 512
+// cap peaks at 194–198 MiB (over 200 MB), 32 MiB semi-spaces at 212 MiB. Run as
+// `node src/cli/bin.mjs`, pass them yourself.
 // Entry of the `svc-batch` bin. Runs the compiled JavaScript in dist/ (built by `npm run build`,
 // which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
 // otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.

@@ -8,7 +8,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { JobContext, jobContext } from "../job/job-context.ts"
-import { checkJob } from "../job/job-checks.ts"
 import { TextService } from "../service/client.ts"
 import type { Endpoint, ServiceError } from "../service/errors.ts"
 import { Models } from "../service/limits.ts"
@@ -101,13 +100,12 @@ export const checkCommand = Command.make(
   },
   ending((o) =>
     Effect.gen(function* () {
+      // A job that `run` would refuse before any request is refused here too, before probing.
       const context = Option.isSome(o.job)
-        ? yield* JobContext.pipe(Effect.provide(jobContext(o.job.value, {}, { inputMustExist: false })))
+        ? yield* JobContext.pipe(Effect.provide(jobContext(o.job.value, { inputMustExist: false, checked: true })))
         : undefined
       const job = context?.job
       const pipeline = context?.pipeline
-      // A job that `run` would refuse before any request is refused here too, before probing.
-      if (context !== undefined) yield* checkJob(context.job, context.pipeline)
       const probes = pipeline === undefined ? allProbes : unique(pipeline.stages.flatMap((s) => s.calls))
       const layer = serviceLayer(job?.job.emulator ?? {}, { serviceRequired: job?.job.service === "required" })
       const results = yield* Effect.gen(function* () {

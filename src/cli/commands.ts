@@ -11,6 +11,7 @@ import { runCommand } from "./run-command.ts"
 import { runsCommand } from "./runs-command.ts"
 import { searchCommand } from "./search-command.ts"
 import { statusCommand } from "./status-command.ts"
+import { workerCommand } from "./worker-command.ts"
 
 export const program = "svc-batch"
 export const version = "0.1.0"
@@ -28,7 +29,8 @@ export const subcommands = [
   checkCommand,
   gcCommand,
   emulatorCommand,
-  demoCommand
+  demoCommand,
+  workerCommand
 ] as const
 
 export const root = Command.make(program).pipe(

@@ -5,11 +5,12 @@
  * would delete answers a starting run is about to reuse. It stops at once (exit 7), or with
  * `--wait` waits for the lock.
  */
-import { Data, Duration, Effect, Schedule } from "effect"
+import { Console, Data, Duration, Effect, Option, Schedule } from "effect"
 import { hostname } from "node:os"
 import { keepLockAlive, readLock, takeLock } from "../io/lock-file.ts"
 import { processAlive } from "../io/process-alive.ts"
 import { ExitCode } from "../exit-code.ts"
+import { JobContext, withJobLedger } from "../job/job-context.ts"
 
 export class JobBusy extends Data.TaggedError("JobBusy")<{
   readonly job: string
@@ -60,3 +61,27 @@ export const lockJob = (job: string, ledger: string, options: { readonly wait?: 
     return lock
   })
 }
+
+/**
+ * `body` holding the context's job's lock, with the job's ledger open (opened after the lock: a
+ * command refused for a busy job leaves the ledger alone). `stop`: when it comes first while
+ * waiting for the lock (--wait), nothing was done, which is said, and its value is the result.
+ */
+export const whileLocked = <A, E, R, B = never>(
+  body: Effect.Effect<A, E, R>,
+  options: { readonly wait: boolean; readonly stop?: Effect.Effect<B> }
+) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { job } = yield* JobContext
+      const locked = yield* Effect.raceFirst(
+        Effect.as(lockJob(job.name, job.state, { wait: options.wait }), Option.none<B>()),
+        Effect.map(options.stop ?? Effect.never, Option.some)
+      )
+      if (Option.isSome(locked)) {
+        yield* Console.log(`stopped while waiting for the running invocation of job ${job.name}; nothing was sent`)
+        return locked.value
+      }
+      return yield* withJobLedger(body)
+    })
+  )

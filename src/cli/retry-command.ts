@@ -5,11 +5,9 @@
  * run read.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
-import { jobLedger } from "../job/job-context.ts"
+import { Option } from "effect"
 import { stateOption } from "./state-option.ts"
 import { waitOption } from "./wait-option.ts"
-import { chosenRun, jobWithLedger } from "./job-ledger.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { executeRun } from "./run-command.ts"
 import { ending } from "./outcome.ts"
@@ -26,35 +24,35 @@ export const retryCommand = Command.make(
     ),
     wait: waitOption
   },
-  ending((o) =>
-    Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job, o.state)
-      const run = yield* chosenRun(o.job, job, o.run).pipe(Effect.provide(jobLedger(job)))
-      const none = Option.none()
-      return yield* executeRun({
-        job: o.job,
-        input: none,
-        inputFormat: none,
-        inputEncoding: none,
-        output: none,
-        outputFormat: none,
-        rejects: none,
-        state: o.state,
-        rpm: none,
-        concurrency: none,
-        records: none,
-        maxAttempts: none,
-        cache: none,
-        retryFailed: true,
-        newRun: false,
-        graceMs: none,
-        maxRequests: o.maxRequests,
-        dryRun: false,
-        wait: o.wait,
-        reopen: run.id
-      })
+  ending((o) => {
+    const none = Option.none()
+    // `run`'s path, with the run to reopen: the same context, checks and ledger.
+    return executeRun({
+      job: o.job,
+      input: none,
+      inputFormat: none,
+      inputEncoding: none,
+      output: none,
+      outputFormat: none,
+      rejects: none,
+      state: o.state,
+      // Retried on this machine alone (a cluster's run too: its ledger is --ledger's).
+      cluster: none,
+      noWork: false,
+      rpm: none,
+      concurrency: none,
+      records: none,
+      maxAttempts: none,
+      cache: none,
+      retryFailed: true,
+      newRun: false,
+      graceMs: none,
+      maxRequests: o.maxRequests,
+      dryRun: false,
+      wait: o.wait,
+      retry: { run: o.run }
     })
-  )
+  })
 ).pipe(
   Command.withDescription(
     "Ask a run's failed records again (a finished run too) and rewrite its outputs. Example: svc-batch retry jobs/nightly.yaml --run 12"

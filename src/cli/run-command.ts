@@ -4,108 +4,95 @@
  */
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { applyRetention, verdictColumnOf, writeRunReport } from "../engine/after-run.ts"
 import { RunStats } from "../engine/run-stats.ts"
-import { columnCountOfOutput } from "../engine/output/column-count.ts"
-import { openSource } from "../io/open-source.ts"
-import { reportOptionsFor } from "../report/report-options.ts"
-import { reportTallyOfOutput } from "../report/report-tally.ts"
-import { checkJob } from "../job/job-checks.ts"
-import { JobContext, jobContext, jobLedger } from "../job/job-context.ts"
+import { JobContext, jobContext } from "../job/job-context.ts"
+import type { JobOverrides, ResolvedJob } from "../job/resolve-job.ts"
+import { coordinate } from "../cluster/coordinator.ts"
+import { openSharedRate } from "../cluster/shared-rate.ts"
+import { tellUnit } from "./worker-command.ts"
+import { unitWork } from "./unit-work.ts"
+import { resolve } from "node:path"
 import { requestBudgetFlag } from "../job/request-budget-flag.ts"
 import { rpmFlag } from "../job/rpm.ts"
-import { lockJob } from "./job-lock.ts"
-import { logFormat } from "./log-format.ts"
+import { whileLocked } from "./job-lock.ts"
 import { done, ending, Outcome } from "./outcome.ts"
 import { planOf } from "./plan-command.ts"
-import { describeGc } from "./present/gc-lines.ts"
 import { planLines } from "./present/plan-table.ts"
-import { announceReport } from "./present/report-lines.ts"
 import { presentRunEnd } from "./present/run-summary.ts"
 import { options, overridesOf, type RunInput } from "./run-flags.ts"
+import { runEnd } from "./run-end.ts"
 import { runSession } from "./run-session.ts"
 import { gracefulStop } from "./shutdown.ts"
 
-const runJob = (o: RunInput) =>
+const runJob = (o: RunInput, maxRequests: number | undefined) =>
   Effect.gen(function* () {
     const { job, pipeline } = yield* JobContext
-    const maxRequests = yield* requestBudgetFlag(Option.getOrUndefined(o.maxRequests))
     if (o.dryRun) {
-      // The plan checks the job as plan, check and run do.
-      const { plan, origin } = yield* planOf(job, pipeline)
+      const { plan, origin } = yield* planOf
       yield* Console.log(planLines(job, plan, origin).join("\n"))
       return done
     }
-    // As plan and check: the same checks, the same refusals (exit 2, nothing sent).
-    yield* checkJob(job, pipeline)
     const stats = new RunStats()
     const stop = yield* gracefulStop
-    // After a stop the line says so (and shows no ETA) until the records in flight are done.
-    yield* Effect.forkScoped(
-      Effect.zipRight(
-        stop,
-        Effect.sync(() => stats.progress().phase === "processing" && stats.setPhase("stopping"))
-      )
+    const after = runEnd(job, pipeline)
+    // One invocation of the job at a time, held until this command ends (run, output, report, retention).
+    return yield* whileLocked(
+      Effect.gen(function* () {
+        // A cluster run (not `retry`, which asks a run's failed records again on this machine).
+        const distribute =
+          job.cluster !== undefined && o.retry === undefined
+            ? coordinate({
+                url: job.cluster.url,
+                cluster: job.cluster,
+                job: job.name,
+                jobFile: resolve(o.job),
+                overrides: { ...unitOverrides(job) },
+                input: job.input.path,
+                format: job.input.format,
+                sourceOptions: job.input,
+                work: o.noWork
+                  ? undefined
+                  : {
+                      work: unitWork(stop, yield* openSharedRate({ url: job.cluster.url })),
+                      told: tellUnit
+                    },
+                stop,
+                stats
+              })
+            : undefined
+        const summary = yield* runSession({ flags: o, maxRequests, stop, tallies: after.tallies, distribute }, stats)
+        const outcome = yield* presentRunEnd(summary, stats, job, maxRequests)
+        if (summary.status !== "finished") return outcome
+        return (yield* after.finish(summary)) ? Outcome.ThresholdsExceeded() : outcome
+      }),
+      { wait: o.wait, stop: Effect.as(stop, Outcome.Interrupted()) }
     )
-    // One invocation of the job at a time (held until this command ends: run, output, report, retention).
-    // A stop while waiting for the lock (--wait) ends the command: nothing was started.
-    const locked = yield* Effect.raceFirst(
-      Effect.as(lockJob(job.name, job.state, { wait: o.wait }), true),
-      Effect.as(stop, false)
-    )
-    if (!locked) {
-      yield* Console.log(`stopped while waiting for the running invocation of job ${job.name}; nothing was sent`)
-      return Outcome.Interrupted()
-    }
-    // A moderation run keeps its verdict counts (the trend of later reports), counted as the output is written.
-    const verdictColumn = verdictColumnOf(pipeline, job.job.report)
-    const verdictCount = verdictColumn === undefined ? undefined : columnCountOfOutput(verdictColumn)
-    // The report tallied as the output is written: no read of the input of its own.
-    const reportTally = job.job.report.enabled
-      ? reportTallyOfOutput(reportOptionsFor(pipeline, job.job.report))
-      : undefined
-    return yield* Effect.gen(function* () {
-      const tallies = [reportTally?.tally, verdictCount?.tally].filter((t) => t !== undefined)
-      const summary = yield* runSession(job, pipeline, { flags: o, maxRequests, stop, tallies }, stats)
-      // The run's end as a log event too (for `--log-format json` collectors).
-      yield* Effect.logInfo(`run ${summary.runId} ${summary.status}`).pipe(
-        Effect.annotateLogs({
-          event: "run-end",
-          job: job.name,
-          run: summary.runId,
-          status: summary.status,
-          counters: stats.snapshot()
-        }),
-        Effect.when(() => logFormat.format === "json")
-      )
-      const outcome = yield* presentRunEnd(summary, stats, job, maxRequests)
-      if (summary.status !== "finished") return outcome
-      let exceeded = false
-      if (job.job.report.enabled) {
-        // From the tally of the output just written; else (none committed) the input read again.
-        const input =
-          reportTally?.committed() ?? openSource(job.input.path, job.input.format, job.input.encoding, job.input)
-        const { report, files, alerts } = yield* writeRunReport(
-          summary,
-          pipeline,
-          job.job.report,
-          input,
-          summary.outputPath ?? job.output.path
-        )
-        exceeded = yield* announceReport(report, files, alerts)
-      }
-      const verdicts =
-        verdictColumn === undefined ? undefined : { column: verdictColumn, counted: verdictCount?.committed() }
-      const gc = yield* applyRetention(summary, job.name, job.job.retention, verdicts)
-      if (gc.records > 0 || gc.answers > 0) yield* Console.log(`  ledger  retention: ${describeGc(gc)}`)
-      return exceeded ? Outcome.ThresholdsExceeded() : outcome
-    }).pipe(Effect.provide(jobLedger(job)))
   })
+
+/** What a worker resolves the job with: this machine's resolution of every field a unit reads, paths absolute. */
+const unitOverrides = (job: ResolvedJob): JobOverrides => ({
+  input: job.input.path,
+  inputFormat: job.input.format,
+  inputEncoding: job.input.encoding,
+  ...(Object.keys(job.limits.rpm).length > 0 ? { rpm: job.limits.rpm } : {}),
+  concurrency: job.limits.concurrency,
+  records: job.limits.records,
+  maxAttempts: job.limits.maxAttempts,
+  graceMs: job.limits.graceMs,
+  cache: job.cache
+})
 
 export const executeRun = (o: RunInput) =>
   Effect.gen(function* () {
     const rpm = yield* Option.match(o.rpm, { onNone: () => Effect.succeed(undefined), onSome: rpmFlag })
-    return yield* Effect.scoped(runJob(o)).pipe(Effect.provide(jobContext(o.job, overridesOf(o, rpm))))
+    const maxRequests = yield* requestBudgetFlag(Option.getOrUndefined(o.maxRequests))
+    // As plan, check, gc and retry: the same checks, the same refusals (exit 2, nothing sent).
+    const context = jobContext(o.job, {
+      overrides: overridesOf(o, rpm),
+      checked: true,
+      ranBefore: o.retry !== undefined
+    })
+    return yield* Effect.scoped(runJob(o, maxRequests)).pipe(Effect.provide(context))
   })
 
 export const runCommand = Command.make("run", options, ending(executeRun)).pipe(

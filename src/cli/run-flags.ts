@@ -1,4 +1,4 @@
-/** `run`'s flags, and what they override in the job (`retry` gives the same with `reopen`). */
+/** `run`'s flags, and what they override in the job (`retry` gives the same with `retry`). */
 import { Args, type Command, Options } from "@effect/cli"
 import { Option } from "effect"
 import { Encoding } from "../io/encoding.ts"
@@ -79,12 +79,23 @@ export const options = {
     ),
     Options.optional
   ),
+  cluster: Options.text("cluster").pipe(
+    Options.withDescription(
+      "coordinate a run over many machines: postgres://user:password@host:5432/db, the shared ledger and queue of work units (default: the job's cluster.url)"
+    ),
+    Options.optional
+  ),
+  noWork: Options.boolean("no-work").pipe(
+    Options.withDescription("with --cluster: only coordinate, leave the units to the workers")
+  ),
   dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the plan (svc-batch plan) and send nothing")),
   wait: waitOption
 }
 
-/** What the `run` command's handler takes; `retry` gives the same with `reopen`. */
-export type RunInput = Command.Command.ParseConfig<typeof options> & { readonly reopen?: number | undefined }
+/** What the `run` command's handler takes; `retry` gives the same with `retry`: the run to reopen (default: the last). */
+export type RunInput = Command.Command.ParseConfig<typeof options> & {
+  readonly retry?: { readonly run: Option.Option<number> } | undefined
+}
 
 const opt = <A>(o: Option.Option<A>) => Option.getOrUndefined(o)
 
@@ -97,6 +108,7 @@ export const overridesOf = (o: RunInput, rpm: Readonly<Record<string, number>> |
   outputFormat: opt(o.outputFormat),
   rejects: opt(o.rejects),
   ...ledgerOverrides(o.state),
+  cluster: opt(o.cluster),
   rpm,
   concurrency: opt(o.concurrency),
   records: opt(o.records),

@@ -36,6 +36,8 @@ export interface RunView {
   readonly rate: number | null
   /** Seconds left at that rate (running runs only). */
   readonly etaSeconds: number | null
+  /** Retention removed its per-record outcomes: the counts are its saved statistics. */
+  readonly recordsRemoved: boolean
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -44,7 +46,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * `processGone`: for a run the ledger calls running, why its process is known to be gone (from the
  * job's lock, `lockOwnerGone`), which makes it stale at once; else the 15-s rule alone decides.
  */
-export const viewOf = (run: Run, now: number = Date.now(), processGone?: string): RunView => {
+export const viewOf = (run: Run, now: number = Date.now(), processGone?: string, recordsRemoved = false): RunView => {
   const s = run.stats
   const finished = s.done + s.failed
   const silent = run.updatedAt === null || now - run.updatedAt > STALE_MS
@@ -79,7 +81,8 @@ export const viewOf = (run: Run, now: number = Date.now(), processGone?: string)
     rateLimited: s.rateLimited,
     tokens: s.tokens,
     rate: rate === null ? null : Math.round(rate * 10) / 10,
-    etaSeconds: state === "running" && rate !== null && rate > 0 ? Math.ceil(pending / rate) : null
+    etaSeconds: state === "running" && rate !== null && rate > 0 ? Math.ceil(pending / rate) : null,
+    recordsRemoved
   }
 }
 
@@ -104,7 +107,7 @@ export const statusLines = (v: RunView, file?: string): ReadonlyArray<string> =>
   const total = `${v.totalIsEstimate ? "~" : ""}${v.total}`
   return [
     head,
-    `  records  ${v.done + v.failed}/${total} (${v.done} done, ${v.failed} failed, ${v.pending} pending)`,
+    `  records  ${v.done + v.failed}/${total} (${v.done} done, ${v.failed} failed, ${v.pending} pending)${v.recordsRemoved ? `; removed by retention (retention.runs / gc): these are the run's saved counts` : ""}`,
     `  rate     ${v.rate === null ? "-" : `${v.rate} rec/s`}${v.etaSeconds !== null ? `, ETA ${duration(v.etaSeconds)}` : ""}`,
     `  service  requests ${v.requests}, cache hits ${v.cacheHits}, retries ${v.retries}, 429s ${v.rateLimited}, tokens ${v.tokens} — ${origin(v.service)}`,
     `  started  ${v.startedAt}${v.finishedAt ? `, ended ${v.finishedAt} (${duration(v.durationSeconds)})` : v.updatedAt ? `, last update ${v.updatedAt}` : ""}`
@@ -131,5 +134,9 @@ export const runsTable = (views: ReadonlyArray<RunView>): ReadonlyArray<string> 
       .map((c, i) => (i >= 4 && i <= 7 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
       .join("  ")
       .trimEnd()
-  return [fmt(head), ...rows.map(fmt)]
+  // Retention's mark at the end of the row: the counts stay, the records are gone.
+  return [
+    fmt(head),
+    ...rows.map((r, i) => `${fmt(r)}${views[i]!.recordsRemoved ? "  records removed by retention" : ""}`)
+  ]
 }

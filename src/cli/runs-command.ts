@@ -3,10 +3,9 @@ import { withDefaultShown } from "./option-default.ts"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { Ledger } from "../ledger/ledger.ts"
-import { jobLedger } from "../job/job-context.ts"
+import { JobContext, withJobLedger } from "../job/job-context.ts"
 import { ledgerName } from "../job/resolve-job.ts"
-import { stateOption } from "./state-option.ts"
-import { jobWithLedger } from "./job-ledger.ts"
+import { pastRunsContext, stateOption } from "./state-option.ts"
 import { jobFileArg } from "./job-file-arg.ts"
 import { lockSeenHere, viewsWithLock } from "./run-liveness.ts"
 import { runsTable } from "./run-view.ts"
@@ -21,18 +20,20 @@ export const runsCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const job = yield* jobWithLedger(o.job, o.state)
-      const views = yield* viewsWithLock(
-        Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
-        lockSeenHere(job)
-      ).pipe(Effect.provide(jobLedger(job)))
+      const { job } = yield* JobContext
+      const views = yield* withJobLedger(
+        viewsWithLock(
+          Effect.flatMap(Ledger, (l) => l.runs(job.name, Math.max(1, o.limit))),
+          lockSeenHere(job)
+        )
+      )
       if (o.json) {
         for (const v of views) yield* Console.log(JSON.stringify(v))
         return
       }
       if (views.length === 0) return yield* Console.log(`no runs of ${job.name} in ${ledgerName(job)}`)
       yield* Console.log(runsTable(views).join("\n"))
-    })
+    }).pipe(Effect.provide(pastRunsContext(o)))
 ).pipe(
   Command.withDescription(
     "List a job's runs with outcome, counts, duration, requests and cache hits; sends nothing. Example: svc-batch runs jobs/nightly.yaml --limit 7"

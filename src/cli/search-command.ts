@@ -8,8 +8,7 @@ import { withDefaultShown } from "./option-default.ts"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { existsSync } from "node:fs"
-import { pipelineForJob } from "../../pipelines/index.ts"
-import { resolveJob } from "../job/resolve-job.ts"
+import { JobContext, jobContext } from "../job/job-context.ts"
 import { TextService } from "../service/client.ts"
 import { Models } from "../service/limits.ts"
 import { EmbeddingTaskType } from "../service/schemas/endpoints.ts"
@@ -54,10 +53,9 @@ export const searchCommand = Command.make(
     Effect.gen(function* () {
       if (o.k < 1 || o.k > 4096) return yield* fail(`--top-k: expected 1 to 4096, got ${o.k}`)
       if (o.query.trim() === "") return yield* fail("the query is empty")
-      const job = yield* resolveJob(o.job, {}, { inputMustExist: false })
+      const { job, pipeline } = yield* JobContext.pipe(Effect.provide(jobContext(o.job, { inputMustExist: false })))
       const store = job.store
       if (store === undefined) return yield* fail(`${o.job}: the job has no store: section (nothing to search)`)
-      const pipeline = yield* pipelineForJob(o.job, job.job)
       const target = storeVectorColumn(store, pipeline.columns)
       if (typeof target === "string") return yield* fail(`${o.job}: ${target}`)
       const vectorStore = vectorStoreFor(store.format)

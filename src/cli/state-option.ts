@@ -4,6 +4,7 @@
  * `--state FILE` (SQLite) or `--ledger URL` (PostgreSQL; else SVC_BATCH_LEDGER_URL, else the job's).
  */
 import { Options } from "@effect/cli"
+import { jobContext } from "../job/job-context.ts"
 import { Option } from "effect"
 
 export const stateOption = Options.all({
@@ -29,3 +30,18 @@ export const ledgerOverrides = (choice: LedgerChoice) => ({
   state: Option.getOrUndefined(choice.state),
   ledger: Option.getOrUndefined(choice.ledger)
 })
+
+/**
+ * The job context of a command about the job's past runs (status, runs, report, gc): `--state` /
+ * `--ledger` honoured, the input not needed, a ledger that exists (else: the job has not run yet).
+ */
+export const pastRunsContext = (
+  o: { readonly job: string; readonly state: LedgerChoice },
+  options: { readonly checked?: boolean } = {}
+) =>
+  jobContext(o.job, {
+    overrides: ledgerOverrides(o.state),
+    inputMustExist: false,
+    ranBefore: true,
+    ...options
+  })

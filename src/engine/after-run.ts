@@ -11,7 +11,7 @@ import { Ledger } from "../ledger/ledger.ts"
 import { buildReport } from "../report/build-report.ts"
 import type { ReportTally } from "../report/report-tally.ts"
 import { reportOptionsFor } from "../report/report-options.ts"
-import { exceeded, reportFiles, writeReport } from "../report/write-report.ts"
+import { reportFiles, withAlerts, writeReport } from "../report/write-report.ts"
 import type { RunSummary } from "./runner.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import type { ColumnCount } from "./output/column-count.ts"
@@ -33,10 +33,12 @@ export const writeRunReport = (
   Effect.gen(function* () {
     const ledger = yield* Ledger
     const run = yield* ledger.run(summary.runId)
-    const report = yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, settings), input)
+    const built = yield* buildReport(Option.getOrThrow(run), reportOptionsFor(pipeline, settings), input)
+    // The alert is stated in the report itself (HTML, Markdown, JSON), not only in the exit code.
+    const report = withAlerts(built, settings.fail)
     const files = reportFiles(outputPath)
     yield* writeReport(report, files)
-    return { report, files, alerts: settings.fail ? exceeded(report, settings.fail) : [] }
+    return { report, files, alerts: (report.alerts ?? []).map((a) => a.message) }
   })
 
 /**

@@ -7,6 +7,7 @@
  */
 import { Effect, Option, Stream } from "effect"
 import type { Source } from "../io/source.ts"
+import { isNotUtf8 } from "../io/encoding.ts"
 import { Ledger } from "../ledger/ledger.ts"
 import { codePointLength } from "../service/limits.ts"
 import { countTokens } from "../service/tokens.ts"
@@ -39,6 +40,8 @@ export interface ModelTime {
 export interface Plan {
   readonly records: number
   readonly unreadable: number
+  /** Of those, rows that are not UTF-8 (an input in another encoding read as UTF-8). */
+  readonly notUtf8: number
   readonly rows: ReadonlyArray<PlanRow>
   /** Records a stage refused without a request (e.g. a missing field), by stage. */
   readonly inputErrors: Readonly<Record<string, number>>
@@ -71,6 +74,7 @@ export const planJob = (
     const inputErrors: Record<string, number> = {}
     let records = 0
     let unreadable = 0
+    let notUtf8 = 0
     const tallyFor = (stage: string, endpoint: string, model: string) => {
       const k = `${stage}\u0000${endpoint}\u0000${model}`
       let t = tallies.get(k)
@@ -143,7 +147,11 @@ export const planJob = (
 
     yield* source.items().pipe(
       Stream.runForEach((item) => {
-        if (item._tag === "Reject") return Effect.sync(() => void unreadable++)
+        if (item._tag === "Reject")
+          return Effect.sync(() => {
+            unreadable++
+            if (isNotUtf8(item.reason)) notUtf8++
+          })
         records++
         return planRecord(item.fields)
       })
@@ -163,5 +171,5 @@ export const planJob = (
         : known.every((m) => m.minutes !== undefined)
           ? Math.max(...known.map((m) => m.minutes!))
           : undefined
-    return { records, unreadable, rows, inputErrors, models, minutes } satisfies Plan
+    return { records, unreadable, notUtf8, rows, inputErrors, models, minutes } satisfies Plan
   })

@@ -114,8 +114,9 @@ export class RunStats {
     if (failed) this.s.failed++
     else this.s.done++
   }
-  readReject() {
+  readReject(notUtf8 = false) {
     this.s.readRejects++
+    if (notUtf8) this.s.readRejectsNotUtf8++
   }
   request() {
     this.s.requests++

@@ -15,20 +15,22 @@
 import { Cause, Duration, Effect, Exit, Fiber, Schedule, Scope, Stream } from "effect"
 import { existsSync } from "node:fs"
 import { besidePath } from "../io/run-path.ts"
-import { Ledger } from "../ledger/ledger.ts"
-import type { Source } from "../io/source.ts"
+import { Ledger, type LedgerError } from "../ledger/ledger.ts"
+import type { Source, SourceError } from "../io/source.ts"
 import type { CacheMode } from "./records/answer-cache.ts"
 import { checkOutput } from "./output/output-check.ts"
 import { writeOutputs } from "./output/output-pass.ts"
 import type { OutputResult } from "./output/output-writer.ts"
 import { type InlineLimits, inlineOutputFits, openInlineOutput } from "./output/inline-output.ts"
-import { MAX_COLLECTED_COLUMNS, processingPass } from "./records/processing-pass.ts"
+import { MAX_COLLECTED_COLUMNS, type ProcessingResult } from "./records/processing-pass.ts"
+import { processUnit, type UnitFailed } from "./records/process-unit.ts"
+import type { JobAborted } from "./flow/dispatcher.ts"
 import type { RetryPolicy } from "./flow/retry.ts"
+import type { SharedRate } from "./flow/shared-bucket.ts"
 import { closeRun, markInterrupted, openRun } from "./run-lifecycle.ts"
 import type { RunStats } from "./run-stats.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import type { StoreChanges, StoreSettings } from "../store/vector-store.ts"
-import { makeDispatcher } from "./flow/dispatcher.ts"
 import { makeInputGuard } from "./output/input-guard.ts"
 import { removeStaleTemps } from "../io/atomic-file.ts"
 import { sourceColumns } from "../io/input-access.ts"
@@ -70,13 +72,30 @@ export interface RunSettings {
   readonly breakerThreshold?: number | undefined
   /** SVC_BASE_URL when set (the breaker names it when its answers are not the API's). */
   readonly baseUrl?: string | undefined
+  /** A cluster's rate shared by every worker (FlowSettings.sharedRate; cluster/shared-rate.ts opens it). */
+  readonly sharedRate?: SharedRate | undefined
   /** Completes when the user asks to stop (first SIGINT/SIGTERM). */
   readonly stop: Effect.Effect<void>
   /** Requests this invocation may send (`--max-requests`); reaching it stops the run as a stop does. */
   readonly maxRequests?: number | undefined
   /** How long records in flight may take to finish after a stop. */
   readonly grace: Duration.Duration
+  /**
+   * The processing pass done elsewhere: a cluster's coordinator (src/cluster/) cuts the input into
+   * units that workers (itself among them) process with `processUnit`, and waits for them all.
+   * The output is then written from the ledger as a single run's is.
+   */
+  readonly distribute?: Distribute | undefined
 }
+
+/** The run's processing, distributed: completes when every unit is done (or a stop ends the wait). */
+export type Distribute = (run: {
+  readonly runId: number
+  readonly resumed: boolean
+  readonly startedAt: number
+  readonly retryFailed: boolean
+  readonly fingerprint: string
+}) => Effect.Effect<ProcessingResult, JobAborted | UnitFailed | LedgerError | SourceError, Ledger>
 
 export interface RunSummary {
   readonly runId: number
@@ -157,26 +176,35 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       status: "aborted" | "interrupted" | "finished",
       counts?: { readonly done: number; readonly failed: number }
     ) => Effect.zipRight(Fiber.interrupt(heartbeat), closeRun(runId, status, stats, counts))
-    const dispatcher = yield* makeDispatcher(settings, stats)
     // The output written as records finish, when the sink allows it (see openInlineOutput).
     const declared = yield* sourceColumns(settings.source)
     const knownTypes = settings.source.inputTypes !== undefined
-    const guard = makeInputGuard(settings.source.path, settings.fingerprint)
-    const inline = inlineOutputFits(settings, declared, knownTypes)
-      ? yield* openInlineOutput(settings, declared, guard)
-      : undefined
+    const guard = makeInputGuard(settings.source.path, settings.fingerprint, { cacheOff: settings.cache === "off" })
+    const inline =
+      settings.distribute === undefined && inlineOutputFits(settings, declared, knownTypes)
+        ? yield* openInlineOutput(settings, declared, guard)
+        : undefined
     // The failures of a run moved to another origin were the other's (a wrong URL), and those of an
     // aborted run include the abort's streak, whose cause is fixed now: asked again either way.
     const processing = run.movedFrom === undefined && !run.wasAborted ? settings : { ...settings, retryFailed: true }
+    const distribute = settings.distribute
     const pass = yield* Effect.either(
-      processingPass(processing, stats, {
-        runId,
-        resumed,
-        startedAt: run.startedAt,
-        dispatcher,
-        inline: inline?.output,
-        declared,
-        knownTypes
+      Effect.gen(function* () {
+        if (distribute !== undefined)
+          return yield* distribute({
+            runId,
+            resumed,
+            startedAt: run.startedAt,
+            retryFailed: processing.retryFailed,
+            fingerprint: settings.fingerprint
+          })
+        return yield* processUnit(processing, stats, {
+          runId,
+          resumed,
+          startedAt: run.startedAt,
+          inline: inline?.output,
+          declared
+        })
       })
     )
     const readRejects = stats.snapshot().readRejects
@@ -242,10 +270,10 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       // Counted for the progress line: the output pass reads the source once more.
       const counted: Source = {
         ...settings.source,
-        columns: () => Promise.resolve(declared ?? processed.columns),
-        inputTypes: knownTypes ? settings.source.inputTypes : () => Promise.resolve(processed.types()),
-        items: () =>
-          settings.source.items().pipe(
+        columns: Effect.sync(() => declared ?? processed.columns),
+        inputTypes: knownTypes ? settings.source.inputTypes : Effect.sync(() => processed.types()),
+        items: (unit) =>
+          settings.source.items(unit).pipe(
             Stream.mapChunks((chunk) => {
               stats.rowWritten(chunk.length)
               return chunk

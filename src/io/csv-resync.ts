@@ -48,11 +48,18 @@ type Scanned =
     }
   | { readonly error: string }
 
-/** Scans one physical line (with its line break) from a quoting state; the state after it, or why it breaks. */
-const scanLine = (text: string, inQuotes: boolean): Scanned => {
+/**
+ * Scans one physical line (with its line break) from a quoting state; the state after it, or why
+ * it breaks. A closing quote is followed by a comma, the file's line break (`crlf`: CRLF) or the
+ * end of the file, as csv-parse requires: after anything else (a CR in an LF file, an LF alone in
+ * a CRLF file) csv-parse fails the row and reads on inside quotes, swallowing the rows after it.
+ * `continued`: the line goes on with a field that is not quoted (after an LF alone in a CRLF
+ * file), so a quote at its start is inside that field, not the opening of one.
+ */
+const scanLine = (text: string, inQuotes: boolean, crlf: boolean, continued: boolean): Scanned => {
   if (!inQuotes && text.indexOf('"') === -1) return { inQuotes: false }
   let quoted = inQuotes
-  let fieldStart = !inQuotes
+  let fieldStart = !inQuotes && !continued
   let fieldBegin = 0
   let stray: string | undefined
   for (let i = 0; i < text.length; i++) {
@@ -62,7 +69,7 @@ const scanLine = (text: string, inQuotes: boolean): Scanned => {
       const next = text[i + 1]
       if (next === '"') {
         i++ // an escaped quote
-      } else if (next === "," || next === "\r" || next === "\n" || next === undefined) {
+      } else if (next === "," || next === undefined || (crlf ? next === "\r" && text[i + 2] === "\n" : next === "\n")) {
         quoted = false
         fieldStart = false
       } else {
@@ -81,14 +88,22 @@ const scanLine = (text: string, inQuotes: boolean): Scanned => {
   return stray === undefined ? { inQuotes: quoted } : { inQuotes: quoted, stray }
 }
 
-export const csvResync = (
-  maxRecordChars: number,
-  unclosedQuote: "reject" | "stop" = "reject"
-): { readonly transform: Transform; readonly brokenRow: BrokenRows } => {
+export interface ResyncOptions {
+  readonly unclosedQuote?: "reject" | "stop" | undefined
+  /** The file's line number of a line of the text read (a unit read behind its header): for the reasons given. */
+  readonly lineOf?: (line: number) => number
+  /**
+   * Told of every record passed on (or replaced by a marker), in order: its first and last line
+   * (of the text read), whether it is a marker, and its text (the lines a marker stands for).
+   */
+  readonly onRecord?: (first: number, last: number, marker: boolean, text: string) => void
+}
+
+/** The line-by-line scanner, without a stream around it (the cut of a CSV input into units feeds it too). */
+export const resyncLines = (maxRecordChars: number, options: ResyncOptions = {}) => {
+  const { unclosedQuote = "reject", lineOf = (line: number) => line, onRecord } = options
   const broken = new Map<string, BrokenRow>()
   let nextId = 0
-  const decoder = new StringDecoder("utf8")
-  let partial = ""
   let lineNo = 0
   // The record being read: its lines (with their breaks), where it starts, its quoting state.
   let record: Array<string> = []
@@ -107,8 +122,9 @@ export const csvResync = (
    */
   const marker = (line: number, lines: ReadonlyArray<string>, reason: string): string => {
     const id = `${nextId++}`
+    onRecord?.(line, line + lines.length - 1, true, "")
     broken.set(id, {
-      line,
+      line: lineOf(line),
       reason,
       raw: lines
         .join("")
@@ -125,11 +141,11 @@ export const csvResync = (
   }
   /** `why`: what is wrong with the quote opened on `line`. */
   const rejectLine = (line: number, text: string, why: string): string => {
-    if (unclosedQuote === "stop") throw new UnclosedQuote(line, why)
+    if (unclosedQuote === "stop") throw new UnclosedQuote(lineOf(line), why)
     return marker(
       line,
       [text],
-      `the quote opened on line ${line} ${why}; the row is rejected and reading resumes on line ${line + 1}`
+      `the quote opened on line ${lineOf(line)} ${why}; the row is rejected and reading resumes on line ${lineOf(line + 1)}`
     )
   }
   // The first quote inside an unquoted field of the record being read (csv-parse would skip the
@@ -148,7 +164,7 @@ export const csvResync = (
       if (record.length === 0) start = line
       // The header is csv-parse's to judge: a broken header is the whole file's problem.
       if (line === 1) crlf = text.endsWith("\r\n")
-      const scanned = line === 1 ? { inQuotes: false } : scanLine(text, inQuotes)
+      const scanned = line === 1 ? { inQuotes: false } : scanLine(text, inQuotes, crlf, record.length > 0 && !inQuotes)
       const end = !("error" in scanned) && !scanned.inQuotes && (!crlf || text.endsWith("\r\n") || !text.endsWith("\n"))
       recordChars += text.length
       if ("error" in scanned || (!end && recordChars > maxRecordChars)) {
@@ -157,7 +173,7 @@ export const csvResync = (
           ? `is not closed properly (no closing quote within ${maxRecordChars} characters)`
           : line === start
             ? `is not closed properly (${scanned.error})`
-            : `is not closed properly (it runs on to line ${line}, where ${scanned.error})`
+            : `is not closed properly (it runs on to line ${lineOf(line)}, where ${scanned.error})`
         const lines = [...record, text]
         out += rejectLine(start, lines[0]!, why)
         // Everything after the broken line is read again as if the bad quote were not there.
@@ -174,14 +190,17 @@ export const csvResync = (
       inQuotes = scanned.inQuotes
       if (scanned.stray !== undefined) stray ??= { line, before: scanned.stray }
       if (end) {
-        out +=
-          stray === undefined
-            ? record.join("")
-            : marker(
-                start,
-                record,
-                `a quote inside an unquoted field on line ${stray.line} (after ${JSON.stringify(stray.before)}): quote the whole field and double the quotes in it; the row is rejected`
-              )
+        if (stray === undefined) {
+          const text = record.length === 1 ? record[0]! : record.join("")
+          onRecord?.(start, line, false, text)
+          out += text
+        } else {
+          out += marker(
+            start,
+            record,
+            `a quote inside an unquoted field on line ${lineOf(stray.line)} (after ${JSON.stringify(stray.before)}): quote the whole field and double the quotes in it; the row is rejected`
+          )
+        }
         record = []
         recordChars = 0
         stray = undefined
@@ -191,41 +210,68 @@ export const csvResync = (
     return out
   }
 
+  /** The end of the text: a quote still open is the bad one (the line where it opened). */
+  const finish = (last: string): string => {
+    let out = last === "" ? "" : feed([last], lineNo + 1)
+    while (record.length > 0) {
+      const lines = record
+      const first = start
+      record = []
+      recordChars = 0
+      inQuotes = false
+      stray = undefined
+      out += rejectLine(first, lines[0]!, "is never closed (the file ends inside it)")
+      out += feed(lines.slice(1), first + 1)
+    }
+    return out
+  }
+
+  /** Physical lines (each with its line break), the next ones of the text. */
+  const next = (lines: ReadonlyArray<string>): string => feed(lines, lineNo + 1)
+
+  return {
+    next,
+    finish,
+    brokenRow: ((value) => {
+      if (typeof value !== "string" || !value.startsWith(MARKER)) return undefined
+      const id = value.slice(MARKER.length).replace(/[\r\n]+$/, "")
+      const row = broken.get(id)
+      broken.delete(id)
+      return row
+    }) satisfies BrokenRows
+  }
+}
+
+export const csvResync = (
+  maxRecordChars: number,
+  options: ResyncOptions = {}
+): { readonly transform: Transform; readonly brokenRow: BrokenRows } => {
+  const lines = resyncLines(maxRecordChars, options)
+  const decoder = new StringDecoder("utf8")
+  let partial = ""
   const transform = new Transform({
     decodeStrings: true,
     transform(chunk: Buffer, _encoding, done) {
       const text = partial + decoder.write(chunk)
-      const lines: Array<string> = []
+      const physical: Array<string> = []
       let from = 0
       for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
-        lines.push(text.slice(from, nl + 1))
+        physical.push(text.slice(from, nl + 1))
         from = nl + 1
       }
       partial = text.slice(from)
       let out: string
       try {
-        out = feed(lines, lineNo + 1)
+        out = lines.next(physical)
       } catch (e) {
         return done(e as Error)
       }
       done(null, out === "" ? undefined : out)
     },
     flush(done) {
-      let out = ""
+      let out: string
       try {
-        const last = partial + decoder.end()
-        if (last !== "") out += feed([last], lineNo + 1)
-        // The end of the file inside quotes: the line where they opened is the bad one.
-        while (record.length > 0) {
-          const lines = record
-          const first = start
-          record = []
-          recordChars = 0
-          inQuotes = false
-          stray = undefined
-          out += rejectLine(first, lines[0]!, "is never closed (the file ends inside it)")
-          out += feed(lines.slice(1), first + 1)
-        }
+        out = lines.finish(partial + decoder.end())
       } catch (e) {
         return done(e as Error)
       }
@@ -233,15 +279,5 @@ export const csvResync = (
     }
   })
   transform.setEncoding("utf8")
-
-  return {
-    transform,
-    brokenRow: (value) => {
-      if (typeof value !== "string" || !value.startsWith(MARKER)) return undefined
-      const id = value.slice(MARKER.length).replace(/[\r\n]+$/, "")
-      const row = broken.get(id)
-      broken.delete(id)
-      return row
-    }
-  }
+  return { transform, brokenRow: lines.brokenRow }
 }

@@ -17,12 +17,27 @@ import { isUtf8 } from "node:buffer"
 import { createReadStream } from "node:fs"
 import { traceRead } from "./read-trace.ts"
 import { createRequire } from "node:module"
-import { Transform, type Readable } from "node:stream"
+import { Readable, Transform } from "node:stream"
 
 export const Encodings = ["utf-8", "shift_jis", "cp932", "euc-jp", "utf-16le", "latin1"] as const
 export const Encoding = Schema.Literal(...Encodings)
 export type Encoding = typeof Encoding.Type
 export const DefaultEncoding: Encoding = "utf-8"
+
+const NOT_UTF8 = "invalid UTF-8 on line"
+
+/** Whether a rejected row's reason is bytes that are not UTF-8 in a text input read as UTF-8. */
+export const isNotUtf8 = (reason: string) => reason.startsWith(NOT_UTF8)
+
+/**
+ * The one line a run's summary, `plan` and the report give when most rejected rows are not UTF-8:
+ * the file is most likely in another encoding (a Shift_JIS export read as UTF-8), not broken row
+ * by row.
+ */
+export const encodingHint = (rejected: number, notUtf8: number): string | undefined =>
+  notUtf8 * 2 > rejected
+    ? `most rejected rows are not UTF-8 (${notUtf8} of ${rejected}): set input.encoding (e.g. shift_jis) or --input-encoding`
+    : undefined
 
 export interface DecodedInput {
   /** UTF-8 bytes for the parser. */
@@ -32,9 +47,12 @@ export interface DecodedInput {
 }
 
 // iconv-lite is CommonJS with its tables: loaded only when a job reads another encoding than UTF-8.
-type Iconv = { readonly decodeStream: (encoding: string) => Transform }
+type Iconv = {
+  readonly decodeStream: (encoding: string, options?: { readonly stripBOM?: boolean }) => Transform
+  readonly decode: (bytes: Buffer, encoding: string, options?: { readonly stripBOM?: boolean }) => string
+}
 let iconv: Iconv | undefined
-const loadIconv = (): Iconv => (iconv ??= createRequire(import.meta.url)("iconv-lite") as Iconv)
+export const loadIconv = (): Iconv => (iconv ??= createRequire(import.meta.url)("iconv-lite") as Iconv)
 
 /** Passes UTF-8 bytes through, noting the lines that are not valid UTF-8. */
 const utf8Checker = (invalidLines: Set<number>) => {
@@ -70,15 +88,35 @@ const utf8Checker = (invalidLines: Set<number>) => {
   })
 }
 
-/** `header`: only the first line is read (a CSV header), not the whole file. */
-export const openDecoded = (
-  path: string,
-  encoding: Encoding,
-  highWaterMark = 256 * 1024,
-  header = false
-): DecodedInput => {
+export interface DecodeOptions {
+  readonly highWaterMark?: number
+  /** Only the first line is wanted (a CSV header), not the whole file. */
+  readonly header?: boolean
+  /** Byte ranges [start, end) read one after the other (a unit, behind its CSV header); default the whole file. */
+  readonly ranges?: ReadonlyArray<readonly [number, number]>
+  /** The file's line number of a line of the bytes read (1-based), for the reasons given. */
+  readonly lineOf?: (line: number) => number
+}
+
+const sameLine = (line: number) => line
+
+/** The bytes of `ranges`, in order, as one stream. */
+const readRanges = (path: string, ranges: ReadonlyArray<readonly [number, number]>, highWaterMark: number): Readable =>
+  Readable.from(
+    (async function* () {
+      for (const [start, end] of ranges) {
+        if (end <= start) continue
+        for await (const chunk of createReadStream(path, { start, end: end - 1, highWaterMark })) yield chunk as Buffer
+      }
+    })(),
+    { objectMode: false }
+  )
+
+export const openDecoded = (path: string, encoding: Encoding, options: DecodeOptions = {}): DecodedInput => {
+  const { highWaterMark = 256 * 1024, header = false, ranges, lineOf = sameLine } = options
   traceRead(header ? "header" : "records", path)
-  const file = createReadStream(path, { highWaterMark })
+  const file: Readable =
+    ranges === undefined ? createReadStream(path, { highWaterMark }) : readRanges(path, ranges, highWaterMark)
   if (encoding === "utf-8") {
     const invalidLines = new Set<number>()
     const checker = utf8Checker(invalidLines)
@@ -89,12 +127,13 @@ export const openDecoded = (
         if (invalidLines.size === 0) return undefined
         for (let l = first; l <= last; l++)
           if (invalidLines.has(l))
-            return `invalid UTF-8 on line ${l} (set input.encoding if the file is in another encoding)`
+            return `${NOT_UTF8} ${lineOf(l)} (set input.encoding if the file is in another encoding)`
         return undefined
       }
     }
   }
-  const decoder = loadIconv().decodeStream(encoding)
+  // A byte order mark is the file's first bytes: a unit further on starts with text, kept as is.
+  const decoder = loadIconv().decodeStream(encoding, { stripBOM: (ranges?.[0]?.[0] ?? 0) === 0 })
   const toUtf8 = new Transform({
     transform: (text: string | Buffer, _e, done) =>
       done(null, typeof text === "string" ? Buffer.from(text, "utf8") : text)
@@ -105,7 +144,7 @@ export const openDecoded = (
     stream: file.pipe(decoder).pipe(toUtf8),
     invalid: (first, last, text) =>
       encoding !== "latin1" && text.includes("\uFFFD")
-        ? `bytes that are not valid ${encoding} on line${first === last ? ` ${first}` : `s ${first}–${last}`}`
+        ? `bytes that are not valid ${encoding} on line${first === last ? ` ${lineOf(first)}` : `s ${lineOf(first)}–${lineOf(last)}`}`
         : undefined
   }
 }

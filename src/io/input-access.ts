@@ -5,9 +5,11 @@
 import { Effect } from "effect"
 import { closeSync, openSync, statSync } from "node:fs"
 import { fingerprintFile } from "./fingerprint.ts"
-import { type Source, SourceError } from "./source.ts"
+import type { InputTypes } from "./input-types.ts"
+import { type CountOptions, type Source, SourceError } from "./source.ts"
 
-const reason = (e: unknown): string => {
+/** Why a file could not be read, in a few words (a missing file, a directory, no permission). */
+export const ioReason = (e: unknown): string => {
   const err = e as NodeJS.ErrnoException
   switch (err.code) {
     case "ENOENT":
@@ -29,26 +31,18 @@ export const checkReadable = (path: string): Effect.Effect<void, SourceError> =>
       if (statSync(path).isDirectory()) throw Object.assign(new Error("a directory"), { code: "EISDIR" })
       closeSync(openSync(path, "r"))
     },
-    catch: (e) => new SourceError({ path, detail: `cannot read the input: ${reason(e)}` })
+    catch: (e) => new SourceError({ path, detail: `cannot read the input: ${ioReason(e)}` })
   })
 
-export const fingerprintInput = (
-  path: string,
-  options: { readonly quoted?: boolean; readonly skipBlank?: boolean } = {}
-) =>
+export const fingerprintInput = (path: string, options: CountOptions = {}) =>
   Effect.tryPromise({
     try: () => fingerprintFile(path, options),
-    catch: (e) => new SourceError({ path, detail: `cannot read the input: ${reason(e)}` })
+    catch: (e) => new SourceError({ path, detail: `cannot read the input: ${ioReason(e)}` })
   })
 
-export const sourceColumns = (source: Source) =>
-  Effect.tryPromise({
-    try: () => source.columns(),
-    catch: (e) => new SourceError({ path: source.path, detail: `cannot read the input's columns: ${reason(e)}` })
-  })
+/** The input's declared columns (a source's `columns`; kept as a function for its callers). */
+export const sourceColumns = (source: Source) => source.columns
 
-export const sourceTypes = (source: Source) =>
-  Effect.tryPromise({
-    try: async () => source.inputTypes?.(),
-    catch: (e) => new SourceError({ path: source.path, detail: `cannot read the input's schema: ${reason(e)}` })
-  })
+/** The input's declared types; undefined for a format that declares none. */
+export const sourceTypes = (source: Source): Effect.Effect<InputTypes | undefined, SourceError> =>
+  source.inputTypes ?? Effect.succeed(undefined)

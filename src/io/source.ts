@@ -1,14 +1,18 @@
 /**
- * Sources stream an input file as items in file order: a record (its fields) or a reject (a row
- * that could not be read, with its line and reason). Every data row gets the next ordinal,
- * whether read or rejected, so ordinals are stable between passes over the same file.
+ * The source port. A source streams an input file as items in file order: a record (its fields)
+ * or a reject (a row that could not be read, with its line and reason). Every data row gets the
+ * next ordinal, whether read or rejected, so ordinals are stable between passes over the same
+ * file. A format (csv, jsonl, parquet) is one adapter in `sources/`, registered in
+ * `sources/index.ts`, so a new input format never edits a caller.
+ *
+ * An input can be cut into units (byte ranges that end on record boundaries, or whole row
+ * groups) and each unit read alone: its items are those a full read gives for that part of the
+ * file, with the same ordinals and lines, so units read apart concatenate to the full read.
  */
-import { Data, type Stream } from "effect"
-import { extname } from "node:path"
+import { Data, type Effect, Schema, type Stream } from "effect"
+import type { Encoding } from "./encoding.ts"
 import type { InputTypes } from "./input-types.ts"
 import { ExitCode } from "../exit-code.ts"
-
-export type Format = "csv" | "jsonl" | "parquet"
 
 export interface SourceRecord {
   readonly _tag: "Record"
@@ -38,29 +42,75 @@ export class SourceError extends Data.TaggedError("SourceError")<{ readonly path
   }
 }
 
+/**
+ * A part of an input that can be read alone (a work unit), a plain value so it can be stored or
+ * sent. `start`/`end` (end exclusive) are byte offsets in a text file — `start` at the start of a
+ * record's first line — or row numbers in a Parquet file (whole row groups).
+ */
+export const InputUnit = Schema.Struct({
+  start: Schema.Number,
+  end: Schema.Number,
+  /** The ordinal of the unit's first data row, as a full read numbers it. */
+  firstOrdinal: Schema.Number,
+  /** The 1-based line (row, for Parquet) where the unit starts. */
+  firstLine: Schema.Number,
+  /** Data rows (records and rejects) in the unit. */
+  rows: Schema.Number
+})
+export type InputUnit = typeof InputUnit.Type
+
 export interface Source {
-  readonly format: Format
+  /** The format's name, as the registry (`sources/index.ts`) knows it. */
+  readonly format: string
   readonly path: string
   /** Column names when the format declares them (CSV header, Parquet schema). */
-  readonly columns: () => Promise<ReadonlyArray<string> | undefined>
-  /** The columns' types when the format declares them (Parquet's schema). */
-  readonly inputTypes?: () => Promise<InputTypes | undefined>
-  readonly items: () => Stream.Stream<SourceItem, SourceError>
+  readonly columns: Effect.Effect<ReadonlyArray<string> | undefined, SourceError>
+  /** The columns' types, present only for a format that declares them (Parquet's schema). */
+  readonly inputTypes?: Effect.Effect<InputTypes | undefined, SourceError>
+  /** The whole input, or only `unit` (one of the input's `cut`), its ordinals and lines global. */
+  readonly items: (unit?: InputUnit) => Stream.Stream<SourceItem, SourceError>
 }
 
-export const formatOf = (path: string, explicit?: Format): Format | undefined => {
-  if (explicit) return explicit
-  switch (extname(path).toLowerCase()) {
-    case ".csv":
-      return "csv"
-    case ".jsonl":
-    case ".ndjson":
-      return "jsonl"
-    case ".parquet":
-      return "parquet"
-    default:
-      return undefined
-  }
+/** What reading an input may take beyond its path (the job's `input` section has these fields). */
+export interface SourceOptions {
+  /** The text formats' encoding; Parquet strings are UTF-8 by the format's definition. */
+  readonly encoding?: Encoding | undefined
+  /** CSV: a quote that is not closed properly: reject its row and read on (default), or stop. */
+  readonly unclosedQuote?: "reject" | "stop" | undefined
+}
+
+/** How many data rows an input has, before it is read as records (the run's progress total). */
+export interface RowEstimate {
+  readonly rows: number
+  /** False when the count may be off (CSV: a row whose quoting is broken). */
+  readonly exact: boolean
+}
+
+/** What the fingerprint's pass counts (see fingerprint.ts): rows, not line breaks inside quotes; non-blank lines. */
+export interface CountOptions {
+  readonly quoted?: boolean
+  readonly skipBlank?: boolean
+}
+
+/** One input format: a registry entry in `sources/index.ts`. */
+export interface SourceFormat {
+  readonly name: string
+  /** File extensions that choose this format when the job names none. */
+  readonly extensions: ReadonlyArray<string>
+  readonly open: (path: string, options: SourceOptions) => Source
+  /** How the fingerprint's pass over the bytes counts this format's rows (its `lines`). */
+  readonly count: CountOptions
+  /** The data rows, from the lines the fingerprint's pass counted (or the file's own metadata). */
+  readonly rowEstimate: (path: string, counted: number) => Effect.Effect<RowEstimate, SourceError>
+  /**
+   * Cuts the input into units of about `targetRecords` data rows each (fewer where records are
+   * long, more where a row group is large), in file order, covering the whole file: at least one.
+   */
+  readonly cut: (
+    path: string,
+    options: SourceOptions,
+    targetRecords: number
+  ) => Effect.Effect<ReadonlyArray<InputUnit>, SourceError>
 }
 
 /** A JSON-friendly value: BigInt → number when safe (else string), Date → ISO text, bytes → base64. */

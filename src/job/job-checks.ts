@@ -1,6 +1,6 @@
 /**
  * Every check of a job that needs no request, in one place, for every command that reads a job
- * before sending: `plan`, `run --dry-run`, `check`, `run` and `retry` accept and refuse the same job
+ * before sending: `plan`, `run --dry-run`, `check`, `run`, `retry` and `gc` accept and refuse the same job
  * the same way (exit 2, the same message): an rpm for a model no stage uses, an output format no
  * sink has, a vector store the pipeline cannot feed, whose index cannot load, or that another job owns, a column the job
  * reads that the input lacks. An input that cannot be read is left to the command's own read of
@@ -13,7 +13,7 @@ import { existsSync } from "node:fs"
 import { checkInputColumns } from "../engine/input-columns.ts"
 import type { Pipeline } from "../pipeline/stage.ts"
 import { pipelineModels } from "../pipeline/stage.ts"
-import { openSource } from "../io/open-source.ts"
+import { openSource } from "../io/sources/index.ts"
 import { sinks } from "../io/sinks/index.ts"
 import { hnswUnavailable } from "../store/hnsw-index.ts"
 import { checkStoreOwner } from "../store/store-owner.ts"
@@ -44,7 +44,7 @@ export const checkJob = (job: ResolvedJob, pipeline: Pipeline) =>
       yield* checkStoreOwner(job.name, job.store)
     }
     if (!existsSync(job.input.path)) return
-    const source = openSource(job.input.path, job.input.format, job.input.encoding, job.input)
+    const source = openSource(job.input.path, job.input.format, job.input)
     yield* Effect.catchTag(checkInputColumns(pipeline, job.input.id, source), "SourceError", () => Effect.void)
   })
 

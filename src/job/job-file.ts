@@ -12,8 +12,10 @@ import { dirname, resolve } from "node:path"
 import { parse as parseYaml } from "yaml"
 import { EmulatorKnobs } from "../emulator/knobs.ts"
 import { Encoding } from "../io/encoding.ts"
+import { inputFormats } from "../io/sources/index.ts"
 import { isPostgresUrl } from "../ledger/ledger-url.ts"
 import { StoreSettings } from "../store/vector-store.ts"
+import { ClusterSection } from "../cluster/cluster-settings.ts"
 import { ExitCode } from "../exit-code.ts"
 
 export class JobFileError extends Data.TaggedError("JobFileError")<{ readonly file: string; readonly detail: string }> {
@@ -40,7 +42,7 @@ export class OptionError extends Data.TaggedError("OptionError")<{ readonly flag
   }
 }
 
-export const InputFormat = Schema.Literal("csv", "jsonl", "parquet")
+export const InputFormat = Schema.Literal(...inputFormats)
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
 export const CacheMode = Schema.Literal("read-write", "refresh", "off")
@@ -222,6 +224,8 @@ export const JobFile = Schema.Struct({
   state: Schema.optional(Schema.NonEmptyString),
   /** The ledger on a PostgreSQL server, shared by every machine that runs the job (instead of `state`). */
   ledger: Schema.optional(LedgerUrl),
+  /** A run spread over machines: work units through PostgreSQL (src/cluster/). */
+  cluster: Schema.optional(ClusterSection),
   /** `required`: run only against the real service (SVC_BASE_URL), never the embedded emulator. */
   service: Schema.optionalWith(Schema.Literal("required", "any"), { default: () => "any" as const }),
   report: Schema.optionalWith(ReportSettings, { default: () => defaultReport }),

@@ -5,10 +5,11 @@
 import { Config, Effect, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
 import { basename, dirname, extname, join, resolve } from "node:path"
-import { type Format, formatOf } from "../io/source.ts"
+import { type Format, formatOf } from "../io/sources/index.ts"
 import { DefaultEncoding, type Encoding } from "../io/encoding.ts"
 import type { StoreSettings } from "../store/vector-store.ts"
 import { isPostgresUrl, redactUrl } from "../ledger/ledger-url.ts"
+import { type ClusterSettings, clusterSettings } from "../cluster/cluster-settings.ts"
 import { envProvider } from "../service/config.ts"
 import {
   type CacheMode,
@@ -31,6 +32,8 @@ export interface JobOverrides {
   readonly state?: string | undefined
   /** `--ledger`: a PostgreSQL ledger's URL. */
   readonly ledger?: string | undefined
+  /** `--cluster`: the PostgreSQL of a cluster run (its ledger and its queue of units). */
+  readonly cluster?: string | undefined
   readonly rpm?: Readonly<Record<string, number>> | undefined
   readonly concurrency?: number | undefined
   readonly records?: number | undefined
@@ -59,6 +62,8 @@ export interface ResolvedJob {
   readonly state: string
   /** The PostgreSQL ledger (`--ledger`, SVC_BATCH_LEDGER_URL or the job's `ledger`); none: SQLite at `state`. */
   readonly ledgerUrl: Redacted.Redacted<string> | undefined
+  /** A cluster run (`--cluster` or the job's `cluster.url`): its URL is the ledger's too. */
+  readonly cluster?: (ClusterSettings & { readonly url: Redacted.Redacted<string> }) | undefined
   /** The ledger was found at its former default place (beside the output), not yet moved. */
   readonly formerDefaultState?: { readonly path: string; readonly moveTo: string }
   readonly limits: Limits
@@ -168,7 +173,15 @@ export const resolveJob = (
         : job.output.rejects
           ? fromJob(job.output.rejects)
           : `${stem}.rejects.jsonl`
-    const ledgerUrl = yield* chooseLedgerUrl(overrides, job)
+    // A cluster's URL is its ledger's: every worker shares it.
+    const clusterUrl = overrides.cluster ?? job.cluster?.url
+    if (clusterUrl !== undefined && !isPostgresUrl(clusterUrl))
+      return yield* new OptionError({
+        flag: overrides.cluster !== undefined ? "--cluster" : "cluster.url",
+        detail: "expected a postgres:// URL (postgres://user:password@host:5432/database)"
+      })
+    const ledgerUrl =
+      clusterUrl !== undefined ? Redacted.make(clusterUrl.trim()) : yield* chooseLedgerUrl(overrides, job)
     const defaulted = overrides.state === undefined && job.state === undefined && ledgerUrl === undefined
     const fresh = defaultLedgerPath(dir, job.name)
     // A ledger at the former default place (beside the output) is used until it is moved: an
@@ -197,6 +210,10 @@ export const resolveJob = (
       store: job.store === undefined ? undefined : { ...job.store, path: fromJob(job.store.path) },
       state,
       ledgerUrl,
+      cluster:
+        clusterUrl === undefined
+          ? undefined
+          : { ...clusterSettings(job.cluster), url: Redacted.make(clusterUrl.trim()) },
       ...(former !== undefined ? { formerDefaultState: { path: former, moveTo: fresh } } : {}),
       limits: { ...job.limits, ...limits },
       rpmFromFlag: limits.rpm !== undefined,

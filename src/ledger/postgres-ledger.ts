@@ -14,31 +14,22 @@
  */
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from "pg"
-import { codecFor, plainAnswer } from "./answer-codec.ts"
+import { decodeAnswer, plainAnswer } from "./answer-codec.ts"
 import { makeAsyncWriteBuffer } from "./async-write-buffer.ts"
 import {
-  type AnswerEntry,
   type GcOptions,
   type GcResult,
   Ledger,
-  LedgerError,
+  type LedgerError,
   type LedgerService,
-  type RecordOutcome,
   type RecordStatus,
   type StoredAnswer
 } from "./ledger.ts"
-import { redactUrl, urlHost } from "./ledger-url.ts"
-import {
-  encodeStats,
-  encodeError,
-  encodeOutput,
-  type RecordRow,
-  type RunRow,
-  statusTable,
-  toOutcome,
-  toRun
-} from "./outcome-codec.ts"
+import { redactUrl } from "./ledger-url.ts"
+import { encodeStats, type RecordRow, type RunRow, statusTable, toOutcome, toRun } from "./outcome-codec.ts"
+import { makePendingAnswers, recordOp, type WriteOp } from "./pending-answers.ts"
 import { postgresMigrations } from "./postgres-migrations.ts"
+import { migrateOnce, openPostgresPool, postgresFailure } from "./postgres-pool.ts"
 
 export interface PostgresLedgerOptions {
   readonly url: Redacted.Redacted<string>
@@ -54,101 +45,17 @@ export interface PostgresLedgerOptions {
   readonly connectTimeoutMs?: number
 }
 
-type WriteOp =
-  | { readonly _tag: "Answer"; readonly entry: AnswerEntry; readonly stored: StoredAnswer }
-  | {
-      readonly _tag: "Record"
-      readonly runId: number
-      readonly ordinal: number
-      readonly key: string
-      readonly status: RecordStatus
-      readonly output: string | null
-      readonly error: string | null
-    }
-
-/** Errors that mean the server is not there or will not let us in (rather than a wrong ledger). */
-const NETWORK_CODES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EPIPE"
-])
-const codeOf = (e: unknown): string =>
-  typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : ""
-const partsOf = (e: unknown): ReadonlyArray<unknown> => (e instanceof AggregateError ? [e, ...e.errors] : [e])
-/**
- * SQLSTATE classes 08 (connection), 28 (authorization: password refused), 3D000 (no such
- * database), 57P01–57P03 (shutting down, cannot connect now); and node-postgres's own words for a
- * connection lost or never made.
- */
-export const isUnreachable = (e: unknown): boolean =>
-  partsOf(e).some((p) => {
-    const code = codeOf(p)
-    const message = p instanceof Error ? p.message : String(p)
-    return (
-      NETWORK_CODES.has(code) ||
-      code.startsWith("08") ||
-      code.startsWith("28") ||
-      code === "3D000" ||
-      /^57P0[123]$/.test(code) ||
-      /Connection terminated|timeout exceeded when trying to connect|Connection ended|connect ECONNREFUSED/i.test(
-        message
-      )
-    )
-  })
-/** Class 53: the server is out of disk or memory (the ledger is sound; exit 9 as a full disk is). */
-const isResourceFailure = (e: unknown): boolean => codeOf(e).startsWith("53")
-const describe = (e: unknown): string => {
-  const messages = partsOf(e)
-    .map((p) => (p instanceof Error ? p.message : String(p)))
-    .filter((m) => m !== "")
-  const code = codeOf(e)
-  const text = [...new Set(messages)].join("; ") || "unknown error"
-  return code === "" || text.includes(code) ? text : `${text} (${code})`
-}
-
-/** bigint (ms timestamps, ids, counts) as numbers: all stay far below 2^53. */
-const INT8_OID = 20
-
 export const makePostgresLedger = (options: PostgresLedgerOptions) =>
   Effect.gen(function* () {
     const url = Redacted.value(options.url)
     const shown = redactUrl(url)
-    const failure = (what: string) => (e: unknown) =>
-      new LedgerError({
-        path: shown,
-        detail: isUnreachable(e)
-          ? `cannot reach PostgreSQL at ${urlHost(url)}: ${describe(e)}`
-          : `${what}: ${describe(e)}`,
-        ...(isUnreachable(e) ? { unreachable: true } : isResourceFailure(e) ? { io: true } : {}),
-        cause: e
-      })
-
-    // Imported here: a SQLite user never loads the PostgreSQL client.
-    const pg = (yield* Effect.promise(() => import("pg"))).default
-    const pool: Pool = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const created = new pg.Pool({
-          connectionString: url,
-          max: options.poolSize ?? 4,
-          connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-          types: {
-            getTypeParser: ((oid: number, format?: "text" | "binary") =>
-              oid === INT8_OID && format !== "binary"
-                ? (v: string) => Number(v)
-                : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
-          }
-        })
-        // An idle connection the server dropped: the next query reconnects, or fails and says so.
-        created.on("error", () => undefined)
-        return created
-      }),
-      (p) => Effect.promise(() => p.end().catch(() => undefined))
-    )
+    const failure = postgresFailure(url)
+    const pool = yield* openPostgresPool({
+      url,
+      max: options.poolSize ?? 4,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      int8AsNumber: true
+    })
 
     const query = <R extends QueryResultRow>(config: QueryConfig, on: PoolClient | Pool = pool) => on.query<R>(config)
     /** A read: a lost server dies with the LedgerError (the port's reads do not fail; main.ts maps it to exit 10). */
@@ -174,18 +81,11 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
     // Migrations, once, by whichever machine gets the lock first.
     yield* Effect.tryPromise({
       try: () =>
-        transaction(async (client) => {
-          await client.query("SELECT pg_advisory_xact_lock(hashtext('svc-batch ledger schema'))")
-          await client.query("CREATE TABLE IF NOT EXISTS ledger_schema (version integer NOT NULL)")
-          const found = await client.query<{ version: number }>("SELECT version FROM ledger_schema")
-          if (found.rows.length === 0) await client.query("INSERT INTO ledger_schema (version) VALUES (0)")
-          const version = found.rows[0]?.version ?? 0
-          if (version > postgresMigrations.length)
-            throw new Error(
-              `its schema is version ${version}, newer than this svc-batch knows (${postgresMigrations.length}): upgrade svc-batch`
-            )
-          for (let v = version; v < postgresMigrations.length; v++) await client.query(postgresMigrations[v]!)
-          await client.query("UPDATE ledger_schema SET version = $1", [postgresMigrations.length])
+        migrateOnce(pool, {
+          lock: "svc-batch ledger schema",
+          versionTable: "ledger_schema",
+          label: "schema",
+          migrations: postgresMigrations
         }),
       catch: failure("cannot open the ledger")
     })
@@ -194,7 +94,7 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
       row.answer ?? row.answer_bytes!
 
     // Answers buffered but not yet committed, so a lookup never misses one.
-    const pending = new Map<string, { stored: StoredAnswer; at: number }>()
+    const pending = makePendingAnswers()
 
     const commit = async (ops: ReadonlyArray<WriteOp>) => {
       const now = Date.now()
@@ -239,7 +139,7 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
           r.map((op) => op.error)
         ]
       })
-      for (const op of a) if (pending.get(op.entry.key)?.stored === op.stored) pending.delete(op.entry.key)
+      for (const op of a) pending.committed(op.entry.key, op.stored)
       options.onCommit?.(a.map((op) => op.entry.key))
     }
     const buffer = makeAsyncWriteBuffer<WriteOp>({
@@ -262,11 +162,6 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
     const flush = Effect.tryPromise({ try: () => buffer.flush(), catch: writeError })
     // What is buffered when the ledger's scope closes is committed (a failure there has no one to tell).
     yield* Effect.addFinalizer(() => Effect.ignore(flush))
-
-    const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOutcome): WriteOp =>
-      outcome._tag === "Done"
-        ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
-        : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
 
     const answerStored = (key: string, since: number) =>
       Effect.suspend(() => {
@@ -355,22 +250,11 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
       answer: (key, schema, since = 0) =>
         Effect.map(answerStored(key, since), (stored) =>
           // An answer stored in another shape (an older version of the stage) is not reused.
-          stored === undefined
-            ? Option.none()
-            : (Option.getRight(codecFor(schema).decode(stored)) as Option.Option<never>)
+          stored === undefined ? Option.none() : decodeAnswer(stored, schema)
         ),
       answersFor: (keys, since = 0) =>
         Effect.suspend(() => {
-          const found = new Array<StoredAnswer | undefined>(keys.length)
-          const ask: Array<string> = []
-          const askedAt: Array<number> = []
-          for (let i = 0; i < keys.length; i++) {
-            const queued = pending.get(keys[i]!)
-            if (queued === undefined) {
-              ask.push(keys[i]!)
-              askedAt.push(i)
-            } else if (queued.at >= since) found[i] = queued.stored
-          }
+          const { found, ask, askedAt } = pending.split(keys, since)
           if (ask.length === 0) return Effect.succeed(found)
           // The whole window in one round trip; each row comes back with its key's place.
           return read("read failed", () =>
@@ -392,12 +276,7 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
         Effect.map(answerStored(key, 0), (stored) =>
           stored === undefined ? Option.none() : Option.some(plainAnswer(stored))
         ),
-      putAnswer: (entry, schema, value) =>
-        Effect.suspend(() => {
-          const stored = codecFor(schema).encode(value)
-          pending.set(entry.key, { stored, at: Date.now() })
-          return write({ _tag: "Answer", entry, stored })
-        }),
+      putAnswer: (entry, schema, value) => Effect.suspend(() => write(pending.put(entry, schema, value))),
       record: (runId, ordinal) =>
         read("read failed", () =>
           query<RecordRow>({

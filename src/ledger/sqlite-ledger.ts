@@ -7,19 +7,17 @@
  * lookups cost microseconds (this is the hot path; see docs/performance.md).
  */
 import Database from "better-sqlite3"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { codecFor, plainAnswer } from "./answer-codec.ts"
+import { decodeAnswer, plainAnswer } from "./answer-codec.ts"
 import { describeFailure, isDiskFailure } from "./disk-failure.ts"
 import {
-  type AnswerEntry,
   type GcOptions,
   type GcResult,
   Ledger,
   LedgerError,
   type LedgerService,
-  type RecordOutcome,
   type RecordStatus,
   type StoredAnswer
 } from "./ledger.ts"
@@ -27,14 +25,13 @@ import { migrations } from "./migrations.ts"
 import {
   columnPaths,
   encodeStats,
-  encodeError,
-  encodeOutput,
   type RecordRow,
   type RunRow,
   statusTable,
   toOutcome,
   toRun
 } from "./outcome-codec.ts"
+import { makePendingAnswers, recordOp, type WriteOp } from "./pending-answers.ts"
 import { makeWriteBuffer } from "./write-buffer.ts"
 
 /** The share of a ledger's file that, free, makes retention compact it (VACUUM). */
@@ -42,18 +39,6 @@ const COMPACT_FREE_SHARE = 0.25
 
 /** An answer as stored: JSON text, or bytes for a Schema marked StoredAsBlob (vectors). */
 type Stored = StoredAnswer
-
-type WriteOp =
-  | { readonly _tag: "Answer"; readonly entry: AnswerEntry; readonly json: Stored }
-  | {
-      readonly _tag: "Record"
-      readonly runId: number
-      readonly ordinal: number
-      readonly key: string
-      readonly status: RecordStatus
-      readonly output: string | null
-      readonly error: string | null
-    }
 
 export interface SqliteLedgerOptions {
   readonly path: string
@@ -87,11 +72,6 @@ const open = (path: string) => {
   }
   return db
 }
-
-const recordOp = (runId: number, ordinal: number, key: string, outcome: RecordOutcome): WriteOp =>
-  outcome._tag === "Done"
-    ? { _tag: "Record", runId, ordinal, key, status: "done", output: encodeOutput(outcome.output), error: null }
-    : { _tag: "Record", runId, ordinal, key, status: "failed", output: null, error: encodeError(outcome.error) }
 
 export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
   Effect.gen(function* () {
@@ -152,7 +132,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
     }
 
     // Answers buffered but not yet committed, so a lookup never misses one.
-    const pending = new Map<string, { json: Stored; at: number }>()
+    const pending = makePendingAnswers()
     const commit = db.transaction((ops: ReadonlyArray<WriteOp>) => {
       const now = Date.now()
       for (const op of ops) {
@@ -161,7 +141,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
             op.entry.key,
             op.entry.endpoint,
             op.entry.model,
-            op.json,
+            op.stored,
             op.entry.tokens,
             pending.get(op.entry.key)?.at ?? now
           )
@@ -173,8 +153,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
       maxLagMs: options.maxLagMs ?? 5,
       commit: (ops) => {
         commit(ops)
-        for (const op of ops)
-          if (op._tag === "Answer" && pending.get(op.entry.key)?.json === op.json) pending.delete(op.entry.key)
+        for (const op of ops) if (op._tag === "Answer") pending.committed(op.entry.key, op.stored)
         options.onCommit?.(ops.flatMap((op) => (op._tag === "Answer" ? [op.entry.key] : [])))
       }
     })
@@ -194,7 +173,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
 
     const answerText = (key: string, since: number): Stored | undefined => {
       const queued = pending.get(key)
-      if (queued !== undefined) return queued.at >= since ? queued.json : undefined
+      if (queued !== undefined) return queued.at >= since ? queued.stored : undefined
       return q.answer.get(key, since)?.answer
     }
 
@@ -281,20 +260,11 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
           const text = answerText(key, since)
           if (text === undefined) return Option.none()
           // An answer stored in another shape (an older version of the stage) is not reused.
-          return Either.getRight(codecFor(schema).decode(text)) as Option.Option<never>
+          return decodeAnswer(text, schema)
         }),
       answersFor: (keys, since = 0) =>
         Effect.sync(() => {
-          const found = new Array<Stored | undefined>(keys.length)
-          const ask: Array<string> = []
-          const askedAt: Array<number> = []
-          for (let i = 0; i < keys.length; i++) {
-            const queued = pending.get(keys[i]!)
-            if (queued === undefined) {
-              ask.push(keys[i]!)
-              askedAt.push(i)
-            } else if (queued.at >= since) found[i] = queued.json
-          }
+          const { found, ask, askedAt } = pending.split(keys, since)
           if (ask.length > 0) {
             // `all` rather than `iterate`: a window's answers are few and small, and stepping costs more.
             const rows = q.answers.all(JSON.stringify(ask), since)
@@ -313,12 +283,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
           const text = answerText(key, 0)
           return text === undefined ? Option.none() : Option.some(plainAnswer(text))
         }),
-      putAnswer: (entry, schema, value) =>
-        Effect.suspend(() => {
-          const json = codecFor(schema).encode(value)
-          pending.set(entry.key, { json, at: Date.now() })
-          return write({ _tag: "Answer", entry, json })
-        }),
+      putAnswer: (entry, schema, value) => Effect.suspend(() => write(pending.put(entry, schema, value))),
       record: (runId, ordinal) =>
         Effect.sync(() => {
           const row = q.record.get(runId, ordinal)

@@ -65,6 +65,8 @@ export const RunStatsSnapshot = Schema.Struct({
   /** Records found finished by an earlier invocation of this run. */
   skipped: count,
   readRejects: count,
+  /** Of those, rows whose bytes are not UTF-8 (an input in another encoding read as UTF-8). */
+  readRejectsNotUtf8: count,
   requests: count,
   cacheHits: count,
   retries: count,

@@ -3,7 +3,7 @@
  * and nothing fetched, so it opens anywhere (a mail attachment, an air-gapped machine). Every
  * value from the data is escaped.
  */
-import type { RunReport } from "./run-report.ts"
+import { reportNotes, type RunReport } from "./run-report.ts"
 
 const esc = (v: unknown) =>
   String(v ?? "").replace(
@@ -38,11 +38,69 @@ const bars = (items: ReadonlyArray<{ readonly label: string; readonly value: num
   return `<svg role="img" aria-label="${esc(title)}" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}" class="chart">${rows}</svg>`
 }
 
+/** What needs a person, first: whether the job alerted, and what changed since the previous run. */
+const attention = (r: RunReport, listed: number): string => {
+  const parts: Array<string> = []
+  if (r.alerts !== undefined)
+    parts.push(
+      r.alerts.length > 0
+        ? `<div class="alert" id="alert"><strong>ALERT: the job's report.fail thresholds were exceeded.</strong><ul>${r.alerts
+            .map((a) => `<li><code>${esc(a.rule)}</code>: ${esc(a.value)} (threshold ${esc(a.threshold)})</li>`)
+            .join("")}</ul></div>`
+        : `<p class="ok" id="alert">No alert: no report.fail threshold exceeded.</p>`
+    )
+  const c = r.moderation?.changes
+  if (c !== undefined) {
+    const rec = c.records
+    parts.push(
+      `<h3>Since run ${esc(c.previousRunId)}</h3><p id="changes">${
+        rec !== undefined
+          ? `Records: <strong>${rec.added}</strong> added, <strong>${rec.removed}</strong> removed, <strong>${rec.edited}</strong> edited. `
+          : ""
+      }<strong>${c.newlyFlagged.length}</strong> newly flagged, <strong>${c.noLongerFlagged.length}</strong> no longer flagged.</p>
+<h3>Newly flagged</h3>${table(
+        ["id", "categories", "excerpt"],
+        c.newlyFlagged.slice(0, listed).map((f) => [f.key, f.categories.join(","), f.excerpt ?? ""]),
+        "newly-flagged"
+      )}
+<h3>No longer flagged</h3>${
+        c.noLongerFlaggedRecords !== undefined
+          ? table(
+              ["id", "former categories", "record"],
+              c.noLongerFlaggedRecords.slice(0, listed).map((n) => [n.key, n.categories.join(","), n.record]),
+              "no-longer-flagged"
+            )
+          : c.noLongerFlagged.length === 0
+            ? `<p class="none">none</p>`
+            : `<p id="no-longer-flagged">${c.noLongerFlagged.slice(0, listed).map(esc).join(", ")}</p>`
+      }
+${
+  c.categoryDeltas.length > 0
+    ? `<h3>Category changes</h3>${table(
+        ["code", "before", "records in", "records out", "after"],
+        c.categoryDeltas.map((d) => [
+          d.code,
+          d.before,
+          d.added !== undefined ? `+${d.added}` : "",
+          d.removed !== undefined ? `−${d.removed}` : "",
+          d.after
+        ]),
+        "category-changes"
+      )}`
+    : ""
+}`
+    )
+  }
+  return parts.length > 0 ? `<section id="attention"><h2>Needs attention</h2>${parts.join("\n")}</section>` : ""
+}
+
 export const renderHtml = (r: RunReport, listed = 500): string => {
   const m = r.moderation
-  const sections: Array<string> = []
+  const sections: Array<string> = [attention(r, listed)]
   sections.push(
-    `<section><h2>Summary</h2>${table(
+    `<section><h2>Summary</h2>${reportNotes(r)
+      .map((n) => `<p class="note">${esc(n)}</p>`)
+      .join("")}${table(
       ["records", "done", "failed", "unreadable", "requests", "cache hits", "tokens", "retries", "429s"],
       [
         [
@@ -100,24 +158,6 @@ ${
       )}`
     : ""
 }</section>`)
-    if (m.changes) {
-      const c = m.changes
-      sections.push(`<section><h2>Since run ${esc(c.previousRunId)}</h2><p id="changes"><strong>${c.newlyFlagged.length}</strong> newly flagged, <strong>${c.noLongerFlagged.length}</strong> no longer flagged.</p>
-<h3>Newly flagged</h3>${table(
-        ["id", "categories", "excerpt"],
-        c.newlyFlagged.slice(0, listed).map((f) => [f.key, f.categories.join(","), f.excerpt ?? ""]),
-        "newly-flagged"
-      )}
-<h3>No longer flagged</h3>${c.noLongerFlagged.length === 0 ? `<p class="none">none</p>` : `<p id="no-longer-flagged">${c.noLongerFlagged.slice(0, listed).map(esc).join(", ")}</p>`}
-${
-  c.categoryDeltas.length > 0
-    ? `<h3>Category changes</h3>${table(
-        ["code", "before", "after"],
-        c.categoryDeltas.map((d) => [d.code, d.before, d.after])
-      )}`
-    : ""
-}</section>`)
-    }
     if (m.trend.length > 1)
       sections.push(
         `<section><h2>Trend</h2>${bars(
@@ -152,7 +192,8 @@ ${
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Hiragino Sans","Noto Sans CJK JP",sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1d2330}
 h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;border-bottom:1px solid #dde1e8;padding-bottom:4px;margin-top:28px}h3{font-size:15px}
 table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f3f5f8}
-td{max-width:520px;overflow-wrap:anywhere}.none{color:#6b7280}.meta{color:#4b5563}
+td{max-width:520px;overflow-wrap:anywhere}.none{color:#6b7280}.note{border-left:3px solid #d97706;padding-left:8px}.meta{color:#4b5563}
+.alert{background:#fee2e2;border:2px solid #b91c1c;padding:6px 10px;color:#7f1d1d}.ok{background:#dcfce7;border:1px solid #15803d;padding:6px 10px}
 .emulator{background:#fef3c7;border:1px solid #d97706;padding:6px 10px;font-weight:600}.chart rect{fill:#c2410c}.chart text{font-size:12px;fill:#1d2330}
 </style></head><body>
 <h1>${esc(r.job)} — run ${esc(r.runId)} <small>(${esc(r.status)})</small></h1>

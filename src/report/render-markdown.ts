@@ -1,5 +1,5 @@
 /** The report as Markdown, to paste into a chat or a ticket. */
-import type { RunReport } from "./run-report.ts"
+import { reportNotes, type RunReport } from "./run-report.ts"
 
 const cell = (v: unknown) =>
   String(v ?? "")
@@ -11,6 +11,64 @@ const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<un
     : `| ${head.join(" | ")} |\n|${head.map(() => "---").join("|")}|\n${rows.map((r) => `| ${r.map(cell).join(" | ")} |`).join("\n")}\n`
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`
 const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19)
+
+/** What needs a person, first: whether the job alerted, and what changed since the previous run. */
+const attention = (r: RunReport, listed: number): Array<string> => {
+  const out: Array<string> = []
+  if (r.alerts !== undefined)
+    out.push(
+      r.alerts.length > 0
+        ? `**ALERT: the job's report.fail thresholds were exceeded.**\n\n${r.alerts
+            .map((a) => `- \`${a.rule}\`: ${a.value} (threshold ${a.threshold})`)
+            .join("\n")}\n`
+        : "No alert: no report.fail threshold exceeded.\n"
+    )
+  const c = r.moderation?.changes
+  if (c !== undefined) {
+    const rec = c.records
+    out.push(`### Since run ${c.previousRunId}`, "")
+    out.push(
+      `${rec !== undefined ? `Records: ${rec.added} added, ${rec.removed} removed, ${rec.edited} edited. ` : ""}${c.newlyFlagged.length} newly flagged, ${c.noLongerFlagged.length} no longer flagged.`,
+      ""
+    )
+    out.push(
+      "Newly flagged:",
+      "",
+      table(
+        ["id", "categories", "excerpt"],
+        c.newlyFlagged.slice(0, listed).map((f) => [f.key, f.categories.join(","), f.excerpt ?? ""])
+      )
+    )
+    out.push(
+      "No longer flagged:",
+      "",
+      c.noLongerFlaggedRecords !== undefined
+        ? table(
+            ["id", "former categories", "record"],
+            c.noLongerFlaggedRecords.slice(0, listed).map((n) => [n.key, n.categories.join(","), n.record])
+          )
+        : c.noLongerFlagged.length === 0
+          ? "_none_\n"
+          : `${c.noLongerFlagged.slice(0, listed).join(", ")}\n`
+    )
+    if (c.categoryDeltas.length > 0)
+      out.push(
+        "Category changes:",
+        "",
+        table(
+          ["code", "before", "records in", "records out", "after"],
+          c.categoryDeltas.map((d) => [
+            d.code,
+            d.before,
+            d.added !== undefined ? `+${d.added}` : "",
+            d.removed !== undefined ? `−${d.removed}` : "",
+            d.after
+          ])
+        )
+      )
+  }
+  return out.length > 0 ? ["## Needs attention", "", ...out] : []
+}
 
 export const renderMarkdown = (r: RunReport, listed = 50): string => {
   const out: Array<string> = []
@@ -24,7 +82,9 @@ export const renderMarkdown = (r: RunReport, listed = 50): string => {
     `Started ${when(r.startedAt)} UTC${r.durationMs !== null ? `, took ${(r.durationMs / 1000).toFixed(1)} s` : ""}.`,
     ""
   )
+  out.push(...attention(r, listed))
   out.push("## Summary", "")
+  for (const note of reportNotes(r)) out.push(`> ${note}`, "")
   out.push(
     table(
       ["records", "done", "failed", "unreadable", "requests", "cache hits", "tokens", "retries", "429s"],
@@ -89,31 +149,6 @@ export const renderMarkdown = (r: RunReport, listed = 50): string => {
           m.breakdown.rows.map((b) => [b.value, b.records, b.harmful])
         )
       )
-    if (m.changes) {
-      const c = m.changes
-      out.push(`### Since run ${c.previousRunId}`, "")
-      out.push(`${c.newlyFlagged.length} newly flagged, ${c.noLongerFlagged.length} no longer flagged.`, "")
-      out.push(
-        "Newly flagged:",
-        "",
-        table(
-          ["id", "categories", "excerpt"],
-          c.newlyFlagged.slice(0, listed).map((f) => [f.key, f.categories.join(","), f.excerpt ?? ""])
-        )
-      )
-      out.push(
-        "No longer flagged:",
-        "",
-        c.noLongerFlagged.length === 0 ? "_none_\n" : `${c.noLongerFlagged.slice(0, listed).join(", ")}\n`
-      )
-      if (c.categoryDeltas.length > 0)
-        out.push(
-          table(
-            ["code", "before", "after"],
-            c.categoryDeltas.map((d) => [d.code, d.before, d.after])
-          )
-        )
-    }
     if (m.trend.length > 1)
       out.push(
         "### Trend",

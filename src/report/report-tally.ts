@@ -63,6 +63,13 @@ export interface ReportTally {
   readonly flagged: Array<Flagged>
   readonly warnings: Array<{ key: string; warning: string }>
   readonly chunked: Array<{ key: string; requests: number }>
+  /** Every record by key: its request (answer keys; undefined when it failed) and, harmful, its categories. */
+  readonly records: Map<string, SeenRecord>
+}
+
+export interface SeenRecord {
+  readonly request: string | undefined
+  readonly harmful: ReadonlyArray<string> | undefined
 }
 
 export const makeReportTally = (options: TallyOptions, withInput: boolean): ReportTally => {
@@ -81,10 +88,12 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
   const flagged: Array<Flagged> = []
   const warnings: Array<{ key: string; warning: string }> = []
   const chunked: Array<{ key: string; requests: number }> = []
+  const records = new Map<string, SeenRecord>()
 
   const add = (record: StoredRecord, fields: Readonly<Record<string, unknown>> | undefined) => {
     const outcome = record.outcome
     if (outcome._tag === "Failed") {
+      records.set(record.key, { request: undefined, harmful: undefined })
       failed++
       const k = `${outcome.error.stage}\u0000${outcome.error.status}`
       const f = failures.get(k) ?? {
@@ -107,10 +116,15 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
         warnings.push({ key: record.key, warning: several ? `${column}: ${warning}` : warning })
     }
     const verdict = row[verdictColumn]
-    if (typeof verdict !== "string") return
+    const request = outcome.output.keys.join("\n")
+    if (typeof verdict !== "string") {
+      records.set(record.key, { request, harmful: undefined })
+      return
+    }
     moderated++
     tally(verdicts, verdict)
     const codes = codesOf(row[categoriesColumn])
+    records.set(record.key, { request, harmful: verdict === "harmful" ? codes : undefined })
     if (options.breakdown !== undefined && fields !== undefined) {
       const value = String(fields[options.breakdown] ?? "(none)")
       const b = breakdown.get(value) ?? { records: 0, harmful: 0 }
@@ -150,7 +164,8 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
     failures,
     flagged,
     warnings,
-    chunked
+    chunked,
+    records
   }
 }
 

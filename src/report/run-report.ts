@@ -9,6 +9,8 @@
  */
 import { Schema } from "effect"
 import { DiscoveredRate } from "../ledger/stored.ts"
+import { encodingHint } from "../io/encoding.ts"
+import { recordsRemovedNote } from "./records-removed.ts"
 
 const Count = Schema.NonNegativeInt
 
@@ -30,6 +32,23 @@ export const FlaggedRecord = Schema.Struct({
   excerpt: Schema.optional(Schema.String),
   /** The guard's own text, for a verdict in a form the spec does not describe. */
   raw: Schema.optional(Schema.String)
+})
+
+/** A record flagged by the previous run and not by this one: its former categories, and what became of it. */
+export const NoLongerFlagged = Schema.Struct({
+  key: Schema.String,
+  categories: Schema.Array(Schema.String),
+  /** "edited": its request changed (text or settings); "removed": not in this run; "unchanged": judged anew. */
+  record: Schema.Literal("edited", "removed", "unchanged")
+})
+
+/** A `report.fail` threshold this run exceeded: `value` against `threshold`. */
+export const Alert = Schema.Struct({
+  /** "newlyFlagged", or "categories.<code>". */
+  rule: Schema.String,
+  threshold: Count,
+  value: Count,
+  message: Schema.String
 })
 
 export const RunPoint = Schema.Struct({ runId: Count, startedAt: Schema.Number, records: Count, harmful: Count })
@@ -55,7 +74,19 @@ export const ModerationSection = Schema.Struct({
       previousRunId: Count,
       newlyFlagged: Schema.Array(FlaggedRecord),
       noLongerFlagged: Schema.Array(Schema.String),
-      categoryDeltas: Schema.Array(Schema.Struct({ code: Schema.String, before: Count, after: Count }))
+      categoryDeltas: Schema.Array(
+        Schema.Struct({
+          code: Schema.String,
+          before: Count,
+          after: Count,
+          /** Records in the category now that were not before, and the other way round. */
+          added: Schema.optional(Count),
+          removed: Schema.optional(Count)
+        })
+      ),
+      /** Records in this run and not the previous one, the other way round, and in both with another request. */
+      records: Schema.optional(Schema.Struct({ added: Count, removed: Count, edited: Count })),
+      noLongerFlaggedRecords: Schema.optional(Schema.Array(NoLongerFlagged))
     })
   ),
   trend: Schema.Array(RunPoint)
@@ -78,7 +109,16 @@ export const RunReport = Schema.Struct({
   service: Schema.NullOr(Schema.String),
   /** Whether the input's text was available for excerpts and the breakdown. */
   inputAvailable: Schema.Boolean,
-  records: Schema.Struct({ total: Count, done: Count, failed: Count, unreadable: Count }),
+  records: Schema.Struct({
+    total: Count,
+    done: Count,
+    failed: Count,
+    unreadable: Count,
+    /** Of the unreadable rows, those that are not UTF-8 (absent when none). */
+    notUtf8: Schema.optional(Count)
+  }),
+  /** Retention removed the run's per-record outcomes: `records` are its saved statistics, nothing per record is left. */
+  recordsRemoved: Schema.optional(Schema.Literal(true)),
   failures: Schema.Array(
     Schema.Struct({ stage: Schema.String, status: Schema.String, count: Count, example: Schema.String })
   ),
@@ -90,6 +130,8 @@ export const RunReport = Schema.Struct({
   /** Per model run without `limits.rpm`: the rate learnt from the 429s met (rpm: the one to pin). */
   rates: Schema.optional(Schema.Record({ key: Schema.String, value: DiscoveredRate })),
   stageCounters: Schema.Record({ key: Schema.String, value: Count }),
+  /** The `report.fail` thresholds exceeded (empty: none); absent when the job sets none. */
+  alerts: Schema.optional(Schema.Array(Alert)),
   moderation: Schema.optional(ModerationSection),
   translation: Schema.optional(TranslationSection)
 })
@@ -97,3 +139,12 @@ export type RunReport = typeof RunReport.Type
 
 export const encodeReportJson = (report: RunReport): string =>
   JSON.stringify(Schema.encodeSync(RunReport)(report), null, 2)
+
+/** What a reader must know before the figures, one sentence each (the report's files and `report`'s lines). */
+export const reportNotes = (report: RunReport): ReadonlyArray<string> => {
+  const hint = encodingHint(report.records.unreadable, report.records.notUtf8 ?? 0)
+  return [
+    ...(report.recordsRemoved === true ? [recordsRemovedNote(report.runId)] : []),
+    ...(hint === undefined ? [] : [hint])
+  ]
+}

@@ -27,6 +27,7 @@ export const reportFiles = (outputPath: string): ReportFiles => {
   }
 }
 
+/** Writes the report's files; the flagged records' CSV only for a job that moderates. */
 export const writeReport = (report: RunReport, files: ReportFiles) =>
   Effect.scoped(
     Effect.forEach(
@@ -34,7 +35,7 @@ export const writeReport = (report: RunReport, files: ReportFiles) =>
         [files.html, renderHtml(report)],
         [files.markdown, renderMarkdown(report)],
         [files.json, encodeReportJson(report)],
-        [files.csv, flaggedCsv(report)]
+        ...(report.moderation !== undefined ? [[files.csv, flaggedCsv(report)] as const] : [])
       ] as const,
       ([path, text]) => Effect.flatMap(atomicTextFile(path), (f) => Effect.zipRight(f.write(text), f.commit)),
       { discard: true }
@@ -49,17 +50,38 @@ export interface Thresholds {
   readonly categories?: Readonly<Record<string, number>> | undefined
 }
 
-/** What the report exceeds, one line each (empty: nothing). */
-export const exceeded = (report: RunReport, t: Thresholds): ReadonlyArray<string> => {
+type Alert = NonNullable<RunReport["alerts"]>[number]
+
+/** The thresholds the report exceeds, each with its value (empty: none). */
+export const alertsOf = (report: RunReport, t: Thresholds): ReadonlyArray<Alert> => {
   const changes = report.moderation?.changes
   if (changes === undefined) return []
-  const out: Array<string> = []
+  const out: Array<Alert> = []
   const n = changes.newlyFlagged.length
   if (t.newlyFlagged !== undefined && n > t.newlyFlagged)
-    out.push(`${n} newly flagged records (threshold ${t.newlyFlagged})`)
+    out.push({
+      rule: "newlyFlagged",
+      threshold: t.newlyFlagged,
+      value: n,
+      message: `${n} newly flagged records (threshold ${t.newlyFlagged})`
+    })
   for (const [code, limit] of Object.entries(t.categories ?? {})) {
     const inCode = changes.newlyFlagged.filter((f) => f.categories.includes(code)).length
-    if (inCode > limit) out.push(`${inCode} newly flagged records in ${code} (threshold ${limit})`)
+    if (inCode > limit)
+      out.push({
+        rule: `categories.${code}`,
+        threshold: limit,
+        value: inCode,
+        message: `${inCode} newly flagged records in ${code} (threshold ${limit})`
+      })
   }
   return out
 }
+
+/** The report with the thresholds it exceeds stated in it (HTML, Markdown, JSON); as it is without thresholds. */
+export const withAlerts = (report: RunReport, t: Thresholds | undefined): RunReport =>
+  t === undefined ? report : { ...report, alerts: alertsOf(report, t) }
+
+/** What the report exceeds, one line each (empty: nothing). */
+export const exceeded = (report: RunReport, t: Thresholds): ReadonlyArray<string> =>
+  alertsOf(report, t).map((a) => a.message)

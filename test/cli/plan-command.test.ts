@@ -69,6 +69,20 @@ describe("svc-batch plan", () => {
     ])
   }, 60_000)
 
+  it("takes --input like run: the plan is of that file", async () => {
+    const dir = tempDir()
+    const input = writeCorpus(dir, 30)
+    const other = writeCorpus(dir, 7, "other.jsonl")
+    const job = join(dir, "job.yaml")
+    writeFileSync(
+      job,
+      `name: planned-input\ninput: { path: ${input}, id: id }\noutput: { path: out/r.jsonl }\nstages:\n  - moderate: { fields: [text] }\nreport: { enabled: false }\n`
+    )
+    const plan = spawnCli(["plan", job, "--input", other, "--json"], env())
+    expect(await plan.exited).toBe(0)
+    expect((JSON.parse(plan.out()) as PlanJson).records).toBe(7)
+  }, 60_000)
+
   it("prints a table and the duration the slowest model dictates", async () => {
     const dir = tempDir()
     const input = writeCorpus(dir, 50)

@@ -1,6 +1,6 @@
 /**
- * A job `run` refuses is refused by `plan`, `check` and `run --dry-run` too, with the same exit
- * code and message: `check && run` in a cron line must not pass at night and then fail.
+ * A job `run` refuses is refused by `plan`, `check`, `run --dry-run`, `retry` and `gc` too, with the
+ * same exit code and message: `check && run` in a cron line must not pass at night and then fail.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -32,9 +32,9 @@ const refused: ReadonlyArray<{
   { what: "a vector store the pipeline cannot feed", tail: "store: { path: out/store.db }\n", says: "store" }
 ]
 
-describe("the same job refused by plan, check, run --dry-run and run", () => {
+describe("the same job refused by plan, check, run --dry-run, run, retry and gc", () => {
   for (const job of refused) {
-    it(`${job.what}: exit 2 and the same message from all four`, async () => {
+    it(`${job.what}: exit 2 and the same message from all six`, async () => {
       const { job: file } = moderationJob("refused", 5, job.tail, "out/r.jsonl")
       if (job.output !== undefined) {
         writeFileSync(
@@ -46,7 +46,9 @@ describe("the same job refused by plan, check, run --dry-run and run", () => {
         ["plan", file],
         ["check", file],
         ["run", file, "--dry-run"],
-        ["run", file]
+        ["run", file],
+        ["retry", file],
+        ["gc", file]
       ]
       const results = await Promise.all(
         commands.map(async (args) => {

@@ -32,6 +32,8 @@ describe("svc-batch retry", () => {
       const retry = spawnCli(["retry", job], env)
       expect(await retry.exited).toBe(0)
       expect(retry.out()).toContain("run 1 (resumed) finished: 200 done, 0 failed")
+      // It calls itself retry, naming the run it reopens.
+      expect(retry.out()).toMatch(/^svc-batch retry \(run 1\) /)
       expect(log.entries).toHaveLength(failed)
       expect(readJsonl(join(dir, "out", "r.jsonl")).map((r) => r.id)).toEqual(
         Array.from({ length: 200 }, (_, i) => `r${i}`)

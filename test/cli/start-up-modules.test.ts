@@ -67,10 +67,11 @@ describe("start-up modules", () => {
       "node_modules/stopword",
       "src/emulator/server.ts",
       "src/service/http-undici.ts",
-      "src/io/parquet-source.ts",
+      "src/io/sources/parquet.ts",
       "src/io/sinks/parquet.ts",
-      // The PostgreSQL client, only for a job whose ledger is on a server.
-      "node_modules/pg"
+      // The PostgreSQL client and pg-boss, only for a job whose ledger is on a server.
+      "node_modules/pg",
+      "node_modules/pg-boss"
     ]) {
       expect(loaded(lazy), lazy).toEqual([])
     }

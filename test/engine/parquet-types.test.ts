@@ -8,7 +8,8 @@ import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
-import { parquetSource } from "../../src/io/parquet-source.ts"
+import { parquetSource } from "../../src/io/sources/parquet.ts"
+import type { InputTypes } from "../../src/io/input-types.ts"
 import type { Source } from "../../src/io/source.ts"
 import { duck } from "../duck.ts"
 import { KEY } from "../helpers.ts"
@@ -35,8 +36,7 @@ const mistyped = (path: string): Source => {
   const source = parquetSource(path)
   return {
     ...source,
-    inputTypes: async () => {
-      const types = await source.inputTypes!()
+    inputTypes: Effect.map(source.inputTypes!, (types): InputTypes | undefined => {
       if (types?._tag !== "Parquet") return types
       return {
         _tag: "Parquet",
@@ -44,7 +44,7 @@ const mistyped = (path: string): Source => {
           e.name === "text" ? { name: "text", type: "INT64", repetition_type: "OPTIONAL" } : e
         )
       }
-    }
+    })
   }
 }
 

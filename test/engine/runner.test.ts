@@ -8,7 +8,7 @@ import type { RequestLogEntry } from "../../src/emulator/options.ts"
 import { KEY, requestLog } from "../helpers.ts"
 import { column, ColumnType } from "../../src/pipeline/columns.ts"
 import { makeRequest, prepared, type Stage } from "../../src/pipeline/stage.ts"
-import { openSource } from "../../src/io/open-source.ts"
+import { openSource } from "../../src/io/sources/index.ts"
 import { writeOutputs } from "../../src/engine/output/output-pass.ts"
 import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import {

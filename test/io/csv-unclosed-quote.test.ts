@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Exit, Stream } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { csvSource } from "../../src/io/csv-source.ts"
+import { csvSource } from "../../src/io/sources/csv.ts"
 import { tempDir } from "../engine/run-helpers.ts"
 
 const file = (content: string) => {

@@ -8,9 +8,9 @@ import { Chunk, Effect, Stream } from "effect"
 import { writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
-import { csvSource } from "../../src/io/csv-source.ts"
+import { csvSource } from "../../src/io/sources/csv.ts"
 import type { Encoding } from "../../src/io/encoding.ts"
-import { jsonlSource } from "../../src/io/jsonl-source.ts"
+import { jsonlSource } from "../../src/io/sources/jsonl.ts"
 import type { Source } from "../../src/io/source.ts"
 import { tempDir } from "../engine/run-helpers.ts"
 
@@ -43,7 +43,7 @@ describe("input encodings", () => {
         const all = await items(source)
         expect(all.map((i) => (i._tag === "Record" ? i.fields.text : i.reason))).toEqual(rows)
       }
-      expect(await csvSource(csv, encoding).columns()).toEqual(["id", "text"])
+      expect(await Effect.runPromise(csvSource(csv, encoding).columns)).toEqual(["id", "text"])
     })
   }
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { parquetSource } from "../../src/io/parquet-source.ts"
+import { parquetSource } from "../../src/io/sources/parquet.ts"
 import { tempDir } from "../engine/run-helpers.ts"
 
 const write = async (path: string, select: string) => {

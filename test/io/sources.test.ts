@@ -5,9 +5,9 @@ import { Chunk, Effect, Stream } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { csvSource } from "../../src/io/csv-source.ts"
-import { jsonlSource } from "../../src/io/jsonl-source.ts"
-import { parquetSource } from "../../src/io/parquet-source.ts"
+import { csvSource } from "../../src/io/sources/csv.ts"
+import { jsonlSource } from "../../src/io/sources/jsonl.ts"
+import { parquetSource } from "../../src/io/sources/parquet.ts"
 import type { Source, SourceItem } from "../../src/io/source.ts"
 
 let dir: string
@@ -35,7 +35,7 @@ describe("CSV source", () => {
     const r = records(all)
     expect(r[0]!.fields).toEqual({ id: "1", text: "hello" })
     expect(r[1]!.fields.text).toBe('two\r\nlines, "quoted"')
-    expect(await csvSource(path).columns()).toEqual(["id", "text"])
+    expect(await Effect.runPromise(csvSource(path).columns)).toEqual(["id", "text"])
   })
 
   it("rejects malformed rows with their line and reason, and keeps reading", async () => {
@@ -90,7 +90,7 @@ describe("Parquet source (files written by DuckDB)", () => {
     it(`reads ${name} with types, nulls and dictionary columns, in order`, async () => {
       const path = await duckdbWrite(name, options)
       const source = parquetSource(path)
-      expect(await source.columns()).toEqual(["id", "body", "grp", "score", "maybe", "cat"])
+      expect(await Effect.runPromise(source.columns)).toEqual(["id", "body", "grp", "score", "maybe", "cat"])
       const all = await items(source)
       expect(all).toHaveLength(5000)
       const r = records(all)

@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Emulator } from "../../src/emulator/emulator.ts"
-import { openSource } from "../../src/io/open-source.ts"
+import { openSource } from "../../src/io/sources/index.ts"
 import { Ledger } from "../../src/ledger/ledger.ts"
 import { SqliteLedger } from "../../src/ledger/sqlite-ledger.ts"
 import { buildReport, defaultReportOptions, type ReportOptions } from "../../src/report/build-report.ts"
@@ -94,13 +94,39 @@ describe("run report", () => {
       expect(changes.newlyFlagged.map((f) => [f.key, f.categories])).toEqual([["r3", ["T6"]]])
       expect(changes.noLongerFlagged).toEqual(["r10"])
       expect(changes.categoryDeltas).toEqual([
-        { code: "T6", before: 0, after: 1 },
-        { code: "T9", before: 8, after: 7 }
+        { code: "T6", before: 0, after: 1, added: 1, removed: 0 },
+        { code: "T9", before: 8, after: 7, added: 0, removed: 1 }
       ])
       expect(report.moderation!.trend.map((t) => [t.records, t.harmful])).toEqual([
         [40, 8],
         [40, 8]
       ])
+    })
+  )
+
+  it.scopedLive("says which records were added, removed and edited, and what became of those no longer flagged", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 40)
+      yield* runOnce({ dir, input, emulator })
+      // Tonight: r10 (T9) edited to harmless, r3 (safe) edited and still safe, r5 (T9) gone, r40 new.
+      const lines = readFileSync(input, "utf8").trim().split("\n")
+      lines[10] = JSON.stringify({ id: "r10", text: "Record 10: a calm note about gardening." })
+      lines[3] = JSON.stringify({ id: "r3", text: "Record 3: an edited but calm note." })
+      lines.splice(5, 1)
+      lines.push(JSON.stringify({ id: "r40", text: "Record 40: a new calm note." }))
+      writeFileSync(input, `${lines.join("\n")}\n`)
+      const second = yield* runOnce({ dir, input, emulator })
+      const changes = (yield* reportOf(dir, second.summary.runId, input)).moderation!.changes!
+      expect(changes.records).toEqual({ added: 1, removed: 1, edited: 2 })
+      expect(changes.newlyFlagged).toEqual([])
+      expect(changes.noLongerFlaggedRecords).toEqual([
+        { key: "r10", categories: ["T9"], record: "edited" },
+        { key: "r5", categories: ["T9"], record: "removed" }
+      ])
+      expect(changes.noLongerFlagged).toEqual(["r10", "r5"])
+      expect(changes.categoryDeltas).toEqual([{ code: "T9", before: 8, after: 6, added: 0, removed: 2 }])
     })
   )
 
@@ -153,6 +179,44 @@ describe("run report", () => {
       expect(report.moderation).toBeUndefined()
       expect(report.translation!.warnings).toEqual([{ key: "short", warning: `body: lost ${dropped}` }])
       expect(report.translation!.chunked).toEqual([{ key: "long", requests: 2 }])
+    })
+  )
+})
+
+describe("run report trend", () => {
+  it.scopedLive("reads a finished run's saved verdict counts and this run's from its tally, querying no records", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ apiKey: KEY })
+      const dir = tempDir()
+      const input = writeCorpus(dir, 20)
+      const first = yield* runOnce({ dir, input, emulator })
+      const second = yield* runOnce({ dir, input, emulator })
+      let queries = 0
+      const report = yield* Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const saved = Option.getOrThrow(yield* ledger.run(first.summary.runId))
+        // What the run saved when it finished (after-run's applyRetention), as retention left it.
+        yield* ledger.setRun(first.summary.runId, "finished", {
+          ...saved.stats,
+          verdicts: { safe: 14, harmful: 6 }
+        })
+        const counting = {
+          ...ledger,
+          countByColumn: (runId: number, column: string) => {
+            queries++
+            return ledger.countByColumn(runId, column)
+          }
+        }
+        const run = Option.getOrThrow(yield* ledger.run(second.summary.runId))
+        return yield* buildReport(run, options, openSource(input, "jsonl")).pipe(
+          Effect.provideService(Ledger, counting)
+        )
+      }).pipe(Effect.provide(SqliteLedger.layer({ path: join(dir, "ledger.sqlite") })))
+      expect(queries).toBe(0)
+      expect(report.moderation!.trend.map((t) => [t.runId, t.records, t.harmful])).toEqual([
+        [first.summary.runId, 20, 6],
+        [second.summary.runId, 20, 4]
+      ])
     })
   )
 })

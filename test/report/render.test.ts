@@ -1,9 +1,7 @@
 /** The report's renderings: Markdown, self-contained HTML (escaped), CSV, and a real browser opening the page. */
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
-import { mkdtempSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { statSync } from "node:fs"
+import { openInChromium } from "./chromium.ts"
 import { flaggedCsv } from "../../src/report/flagged-csv.ts"
 import { renderHtml } from "../../src/report/render-html.ts"
 import { renderMarkdown } from "../../src/report/render-markdown.ts"
@@ -77,31 +75,11 @@ describe("report rendering", () => {
   })
 
   it("opens in a real browser (headless Chromium) with its figures and charts", () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-report-"))
-    const page = join(dir, "report.html")
-    writeFileSync(page, renderHtml(report))
-    const flags = [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--no-first-run",
-      `--user-data-dir=${join(dir, "profile")}`
-    ]
-    const dom = execFileSync("chromium", [...flags, "--dump-dom", `file://${page}`], {
-      encoding: "utf8",
-      timeout: 60_000,
-      stdio: ["ignore", "pipe", "ignore"]
-    })
+    const { dom, screenshot: shot } = openInChromium(renderHtml(report))
     expect(dom).toContain("nightly — run 7")
     expect(dom).toMatch(/<td>1150<\/td><td>49<\/td><td>1<\/td>/)
     expect(dom).toContain("1</strong> newly flagged")
     expect((dom.match(/<rect /g) ?? []).length).toBe(4) // two category bars, two trend bars
-    const shot = join(dir, "report.png")
-    execFileSync("chromium", [...flags, "--window-size=1100,1400", `--screenshot=${shot}`, `file://${page}`], {
-      timeout: 60_000,
-      stdio: "ignore"
-    })
     expect(statSync(shot).size).toBeGreaterThan(20_000)
   }, 120_000)
 })

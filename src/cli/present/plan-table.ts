@@ -2,6 +2,7 @@
 import type { Plan } from "../../engine/plan.ts"
 import { thousands } from "../../engine/thousands.ts"
 import type { ResolvedJob } from "../../job/resolve-job.ts"
+import { encodingHint } from "../../io/encoding.ts"
 
 const fmt = thousands
 const minutes = (m: number | undefined) =>
@@ -34,11 +35,13 @@ export const planLines = (job: ResolvedJob, plan: Plan, origin: string): Readonl
   const errors = Object.entries(plan.inputErrors).map(
     ([stage, n]) => `${n} record(s) refused by ${stage} before any request (e.g. a missing field)`
   )
+  const hint = encodingHint(plan.unreadable, plan.notUtf8)
   return [
     `svc-batch plan ${job.name}: ${fmt(plan.records)} records in ${job.input.path}${plan.unreadable > 0 ? `, ${fmt(plan.unreadable)} unreadable` : ""}; answers looked up for ${origin === "emulator" ? "the EMULATOR" : origin}`,
     line(head),
     ...rows.map(line),
     ...errors.map((e) => `  ${e}`),
+    ...(hint === undefined ? [] : [`  ${hint}`]),
     ...plan.models.map(
       (m) =>
         `  ${m.model}: ${fmt(m.requests)} requests to send${m.rpm !== undefined ? ` at ${fmt(m.rpm)}/min: ${minutes(m.minutes)}` : ": no rpm limit set"}`

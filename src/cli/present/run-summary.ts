@@ -1,6 +1,7 @@
 /** The end of `run`/`retry` in words: the headline, the files written or how to resume; and its outcome. */
 import { Console, Effect } from "effect"
 import { summaryLine } from "../../engine/progress.ts"
+import { encodingHint } from "../../io/encoding.ts"
 import { discoveredRateLines, type RunStats } from "../../engine/run-stats.ts"
 import type { RunSummary } from "../../engine/runner.ts"
 import { ledgerName, type ResolvedJob } from "../../job/resolve-job.ts"
@@ -15,8 +16,16 @@ export const presentRunEnd = (
   Effect.gen(function* () {
     const notProcessed = summary.notProcessed ?? 0
     const headline = `run ${summary.runId}${summary.resumed ? " (resumed)" : ""} ${summary.status}: ${summary.done} done, ${summary.failed} failed, ${summary.readRejects} unreadable${notProcessed > 0 ? `, ${notProcessed} not processed` : ""}`
-    yield* Console.log(`${headline}\n  ${summaryLine(stats, { cache: job.cache !== "off" })}`)
-    for (const line of discoveredRateLines(stats.snapshot().rates)) yield* Console.log(`  ${line}`)
+    // Rows read, not only records: a run whose rows were mostly unreadable must not look complete.
+    const s = stats.snapshot()
+    const rows =
+      summary.readRejects > 0
+        ? `${summary.done + summary.failed + summary.readRejects} rows read, ${summary.readRejects} unreadable; `
+        : ""
+    yield* Console.log(`${headline}\n  ${rows}${summaryLine(stats, { cache: job.cache !== "off" })}`)
+    const hint = encodingHint(s.readRejects, s.readRejectsNotUtf8)
+    if (hint !== undefined) yield* Console.log(`  note    ${hint}`)
+    for (const line of discoveredRateLines(s.rates)) yield* Console.log(`  ${line}`)
     switch (summary.status) {
       case "finished": {
         yield* Console.log(

@@ -6,7 +6,7 @@
  * 作り方 / 方法 + a weapon or drug). Damping words (prevent, report, 防止, なくす …) cancel a
  * keyword hit in the same clause and a few words away — not threats (T4) or personal data found as
  * data (guard.ts). Ambiguous words are matched in context only (gore, 差別, 内部資料).
- * Documented in the README with the evaluation figures.
+ * Documented in docs/emulator.md with the evaluation figures (held-out ones in the README).
  */
 import type { CategoryCode } from "../../service/moderation.ts"
 

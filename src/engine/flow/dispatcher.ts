@@ -11,6 +11,7 @@ import { makeCircuitBreaker } from "./circuit-breaker.ts"
 import { type Limiter, makeLimiter } from "./limiter.ts"
 import type { DiscoveredRate, RateDiscoverySettings } from "./rate-discovery.ts"
 import { makeRequestBudget } from "./request-budget.ts"
+import type { SharedRate } from "./shared-bucket.ts"
 import { type ErrorLike, JobAborted, RequestFailed, type RetryPolicy, withRetry } from "./retry.ts"
 import { makeStartGate, startThreshold } from "./start-gate.ts"
 import { runPool } from "./worker-pool.ts"
@@ -40,6 +41,12 @@ export interface FlowSettings {
   readonly grace?: Duration.Duration | undefined
   /** Rate discovery's settings, for models without an rpm (tests; default: rate-discovery.ts's). */
   readonly discovery?: Partial<RateDiscoverySettings> | undefined
+  /**
+   * A rate shared with every worker of a cluster (src/cluster/shared-rate.ts, opened once from the
+   * PostgreSQL URL): each model's starts come from its (baseUrl, model) bucket, so `rpm` is the
+   * whole cluster's rate and a 429 anywhere slows every worker. None: each run paces itself.
+   */
+  readonly sharedRate?: SharedRate | undefined
 }
 
 /** What the flow counts in the run's statistics (RunStats). */
@@ -130,7 +137,8 @@ export const makeDispatcher = (
           rpm,
           maxConcurrency: settings.maxConcurrency,
           discover: rpm === undefined && (settings.discovery ?? true),
-          onSlotsChange: startGate.notify
+          onSlotsChange: startGate.notify,
+          shared: settings.sharedRate?.bucket(settings.baseUrl ?? "", model)
         }).pipe(
           Effect.tap((l) =>
             Effect.sync(() => {

@@ -9,10 +9,15 @@
  *   accepted rate the service allowed); the cap stays, since halving it would cut throughput when
  *   answers are slow while doing nothing the paced rate does not do better. A short Retry-After
  *   delays only the rejected request; a long one pauses every worker.
+ * With a shared bucket (a cluster's, shared-bucket.ts) the starts come from it instead of this
+ * GCRA or rate discovery (shared-pacer.ts): 429s and the learnt rate are the bucket's, for every
+ * worker; the concurrency cap and its AIMD stay local.
  * All timing goes through Effect's Clock, so tests drive it with TestClock.
  */
 import { Clock, Duration, Effect, Either } from "effect"
 import { type DiscoveredRate, makeRateDiscovery, type RateDiscoverySettings } from "./rate-discovery.ts"
+import type { SharedBucket } from "./shared-bucket.ts"
+import { makeSharedPacer } from "./shared-pacer.ts"
 import { makeWaitLine } from "./wait-line.ts"
 
 export interface LimiterSettings {
@@ -24,6 +29,8 @@ export interface LimiterSettings {
   readonly discover?: boolean | Partial<RateDiscoverySettings> | undefined
   /** Called when a slot is taken or handed on (the start gate's cue, start-gate.ts). */
   readonly onSlotsChange?: (() => void) | undefined
+  /** Starts from a bucket shared with other workers (the rpm, or discovery's settings, go with each lease). */
+  readonly shared?: SharedBucket | undefined
 }
 
 export interface LimiterState {
@@ -44,8 +51,15 @@ export const makeLimiter = (settings: LimiterSettings) =>
     const burst = Math.max(1, Math.floor(perSecond) - Math.max(1, Math.round(perSecond / 10)))
     // A 429 at the configured rate says the service's bucket is smaller than that: no burst from then on.
     let burstSlack = pinned ? (burst - 1) * interval : 0
+    const shared =
+      settings.shared === undefined
+        ? undefined
+        : makeSharedPacer(settings.shared, {
+            rpm: pinned ? settings.rpm : undefined,
+            discovery: typeof settings.discover === "object" ? settings.discover : undefined
+          })
     const discovery =
-      !pinned && settings.discover !== undefined && settings.discover !== false
+      shared === undefined && !pinned && settings.discover !== undefined && settings.discover !== false
         ? makeRateDiscovery(settings.discover === true ? {} : settings.discover)
         : undefined
     // The clock's time at the last event (for reporting the discovered rate without a clock).
@@ -96,12 +110,14 @@ export const makeLimiter = (settings: LimiterSettings) =>
      * start was granted. A start reserved before the learnt rate was lowered is reserved again at
      * the new rate: a decrease takes effect at once, not after every start already scheduled.
      */
-    const pace: Effect.Effect<number> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    const localPace: Effect.Effect<number> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       // No pause and no pacing (no rate, or none learnt yet): no generator, once per request.
       now >= pausedUntil && (discovery === undefined ? interval === 0 : discovery.intervalMs() === 0)
         ? Effect.succeed(now)
         : paced
     )
+    // Chosen once: the local path has no extra step per request.
+    const pace = shared === undefined ? localPace : shared.pace
     const paced: Effect.Effect<number> = Effect.gen(function* () {
       while (true) {
         let now = yield* Clock.currentTimeMillis
@@ -189,6 +205,10 @@ export const makeLimiter = (settings: LimiterSettings) =>
         startedAt?: number
       ): Effect.Effect<Duration.Duration | undefined> =>
         Effect.gen(function* () {
+          if (shared !== undefined) {
+            if (pinned) cap = Math.max(1, cap / 2)
+            return yield* shared.onRateLimited(retryAfter, startedAt ?? (yield* Clock.currentTimeMillis))
+          }
           if (discovery !== undefined) {
             const now = (lastEventAt = yield* Clock.currentTimeMillis)
             if (discovery.onRateLimited(now, startedAt ?? now)) {
@@ -212,21 +232,28 @@ export const makeLimiter = (settings: LimiterSettings) =>
         }),
       /** A success: additive increase of the cap (about +1 per `cap` successes), or of the learnt rate. */
       onSuccess: (startedAt?: number): Effect.Effect<void> =>
-        discovery !== undefined
-          ? Effect.map(Clock.currentTimeMillis, (now) => {
-              lastEventAt = now
-              discovery.onSuccess(now, startedAt ?? now)
-            })
-          : Effect.suspend(() => {
-              const before = Math.floor(cap)
-              cap = Math.min(max, cap + 1 / Math.max(1, cap))
-              return Math.floor(cap) > before ? grant : Effect.void
-            }),
+        shared !== undefined && !pinned
+          ? Effect.sync(shared.onSuccess)
+          : discovery !== undefined
+            ? Effect.map(Clock.currentTimeMillis, (now) => {
+                lastEventAt = now
+                discovery.onSuccess(now, startedAt ?? now)
+              })
+            : Effect.suspend(() => {
+                const before = Math.floor(cap)
+                cap = Math.min(max, cap + 1 / Math.max(1, cap))
+                return Math.floor(cap) > before ? grant : Effect.void
+              }),
       /** With no rpm configured: the rate learnt so far (undefined when a rate is configured). */
-      discovered: (): DiscoveredRate | undefined => discovery?.state(lastEventAt),
+      discovered: (): DiscoveredRate | undefined =>
+        shared !== undefined ? shared.discovered() : discovery?.state(lastEventAt),
       /** Pauses every worker of the model (503 maintenance, Retry-After). */
-      pauseFor: (d: Duration.Duration) => pauseFor(d),
-      state: Effect.sync((): LimiterState => ({ cap, inFlight, pausedUntil })),
+      pauseFor: (d: Duration.Duration) => (shared !== undefined ? shared.pauseFor(d) : pauseFor(d)),
+      state: Effect.sync((): LimiterState => ({
+        cap,
+        inFlight,
+        pausedUntil: shared !== undefined ? shared.pausedUntil() : pausedUntil
+      })),
       /** Requests holding a slot now. */
       slotsHeld: (): number => inFlight
     }

@@ -8,8 +8,9 @@
  */
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Ledger, type LedgerError, type RecordOutcome, type StoredRecord } from "../../ledger/ledger.ts"
-import type { SourceItem, SourceRecord } from "../../io/source.ts"
+import type { InputUnit, SourceItem, SourceRecord } from "../../io/source.ts"
 import { type InputTypes, makeKindObserver } from "../../io/input-types.ts"
+import { isNotUtf8 } from "../../io/encoding.ts"
 import { type AnswerSettings, makeAnswerCache } from "./answer-cache.ts"
 import { outcomesReader } from "../output/outcome-reader.ts"
 import { type FoldedRecord, makeStageFold, RecordFailed, type RecordInFold } from "./stage-fold.ts"
@@ -74,6 +75,8 @@ export interface ProcessingContext {
   readonly declared: ReadonlyArray<string> | undefined
   /** Whether the source declares its value types (else the kinds met are observed). */
   readonly knownTypes: boolean
+  /** Only this part of the input (a cluster's work unit); none: the whole input. */
+  readonly unit?: InputUnit | undefined
 }
 
 export interface ProcessingResult {
@@ -214,29 +217,15 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
         })
       })
 
-    // A source that declares no columns (JSONL): every key met while reading, in order of first
-    // appearance, becomes a column of a CSV or Parquet output — not only the first record's keys.
-    const seen = new Set<string>()
-    let overflow = 0
-    // A source that does not declare its types (CSV, JSONL): the kinds of value met in every
-    // record, so a typed output (Parquet) picks a type every value fits.
-    const kinds = makeKindObserver()
-    const collect = (fields: Readonly<Record<string, unknown>>) => {
-      for (const k in fields) {
-        if (seen.has(k)) continue
-        if (seen.size < MAX_COLLECTED_COLUMNS) seen.add(k)
-        else overflow++
-      }
-    }
-    const records = settings.source.items().pipe(
+    const shape = makeShapeCollector()
+    const records = settings.source.items(context.unit).pipe(
       Stream.filterMap((item) => {
         inline?.read(item)
         if (item._tag === "Record") {
-          if (declared === undefined) collect(item.fields)
-          if (!knownTypes) kinds.observe(item.fields)
+          shape.observe(item.fields, declared, knownTypes)
           return Option.some(item)
         }
-        stats.readReject()
+        stats.readReject(isNotUtf8(item.reason))
         return Option.none()
       }),
       Stream.rechunk(WINDOW),
@@ -244,11 +233,48 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
     )
     const pass = yield* dispatcher.records({ items: records, process, holds: (item) => item.record.fields })
 
-    return {
-      stopped: pass.stopped,
-      budgetSpent: pass.budgetSpent,
-      columns: [...seen],
-      overflow,
-      types: kinds.types
-    } satisfies ProcessingResult
+    return { stopped: pass.stopped, budgetSpent: pass.budgetSpent, ...shape.result() } satisfies ProcessingResult
+  })
+
+/**
+ * The input's shape as read: a source that declares no columns (JSONL) has every key met become a
+ * column of a CSV or Parquet output, in order of first appearance — not only the first record's
+ * keys; a source that does not declare its types (CSV, JSONL) has the kinds of value met in every
+ * record observed, so a typed output (Parquet) picks a type every value fits.
+ */
+const makeShapeCollector = () => {
+  const seen = new Set<string>()
+  let overflow = 0
+  const kinds = makeKindObserver()
+  return {
+    observe: (
+      fields: Readonly<Record<string, unknown>>,
+      declared: ReadonlyArray<string> | undefined,
+      knownTypes: boolean
+    ) => {
+      if (declared === undefined) {
+        for (const k in fields) {
+          if (seen.has(k)) continue
+          if (seen.size < MAX_COLLECTED_COLUMNS) seen.add(k)
+          else overflow++
+        }
+      }
+      if (!knownTypes) kinds.observe(fields)
+    },
+    result: () => ({ columns: [...seen], overflow, types: kinds.types })
+  }
+}
+
+/**
+ * The shape of the whole input and its unreadable rows, read without processing it: for a run
+ * whose records other processes processed (a cluster's units), before its output is written.
+ */
+export const readShape = (source: Source, declared: ReadonlyArray<string> | undefined, onReject: () => void) =>
+  Effect.gen(function* () {
+    const shape = makeShapeCollector()
+    const knownTypes = source.inputTypes !== undefined
+    yield* Stream.runForEach(source.items(), (item) =>
+      Effect.sync(() => (item._tag === "Record" ? shape.observe(item.fields, declared, knownTypes) : onReject()))
+    )
+    return shape.result()
   })

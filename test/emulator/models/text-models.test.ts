@@ -76,7 +76,7 @@ describe("embeddings stand-in", () => {
 })
 
 describe("ordering evaluation (ordering-eval.jsonl)", () => {
-  // Before the shared features: rerank 20/30, embeddings 14/30 (README, stand-in models).
+  // Before the shared features: rerank 20/30, embeddings 14/30.
   const result = evaluateOrdering()
   it("rerank ranks the relevant document first for ≥ 90 % of queries", () => {
     expect(result.total).toBe(30)

@@ -1,5 +1,5 @@
 /**
- * The translate stand-in carries protected tokens over verbatim (README, emulator section), or
+ * The translate stand-in carries protected tokens over verbatim (docs/emulator.md), or
  * drops one whole — the documented ~1 in 16, by its FNV-1a hash — never cut, merged or recased.
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { Emulator } from "../../../src/emulator/emulator.ts"
 import { makeInputGuard } from "../../../src/engine/output/input-guard.ts"
 import { fingerprintFile } from "../../../src/io/fingerprint.ts"
-import { openSource } from "../../../src/io/open-source.ts"
+import { openSource } from "../../../src/io/sources/index.ts"
 import type { Source } from "../../../src/io/source.ts"
 import { embed } from "../../../src/stages/embed.ts"
 import { openStoreDatabase } from "../../../src/store/sqlite-vec.ts"
@@ -96,6 +96,21 @@ describe("input guard", () => {
           expect(row.moderation_verdict).toBe(Number(String(row.id).slice(1)) % 5 === 0 ? "harmful" : "safe")
       })
     }
+  )
+
+  it.effect("with the cache off, the message does not promise that the next run reuses the answers", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const input = writeCorpus(dir, 3)
+      const { fingerprint } = yield* Effect.promise(() => fingerprintFile(input))
+      writeFileSync(input, readFileSync(input, "utf8") + '{"id":"x","text":"added"}\n')
+      const messageOf = (cacheOff: boolean) =>
+        Effect.flip(makeInputGuard(input, fingerprint, { cacheOff }).verify).pipe(Effect.map((e) => e.message))
+      expect(yield* messageOf(false)).toContain("reuses every answer already paid for")
+      const off = yield* messageOf(true)
+      expect(off).toContain("with the cache off, every answer is asked again")
+      expect(off).not.toContain("reuses every answer already paid for")
+    })
   )
 
   it.scopedLive("a file edited in place during the output pass: nothing committed, exit cause names the file", () =>

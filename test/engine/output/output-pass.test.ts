@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { Emulator } from "../../../src/emulator/emulator.ts"
 import { SqliteLedger } from "../../../src/ledger/sqlite-ledger.ts"
 import { writeOutputs } from "../../../src/engine/output/output-pass.ts"
-import { openSource } from "../../../src/io/open-source.ts"
+import { openSource } from "../../../src/io/sources/index.ts"
 import { KEY, requestLog } from "../../helpers.ts"
 import { moderationPipeline, readJsonl, runOnce, tempDir } from "../run-helpers.ts"
 
