@@ -1,12 +1,13 @@
 /**
- * `store: { index: hnsw }`: an approximate KNN index (hnswlib, cosine) beside the sqlite-vec table,
+ * `store: { index: hnsw }`: an approximate KNN index (usearch's HNSW, cosine) beside the sqlite-vec table,
  * which stays the table of record. The index is a sidecar file `<store>.<table>.hnsw`; its labels
  * map to row keys in `<table>_hnsw` (written in the same transactions as the rows). A stamp in
  * `<table>_hnsw_state` says which saved index matches the table: the writer sets it to `dirty` with
  * its first change and to a fresh stamp (also written to `<index>.stamp`) once the index is saved
  * after the last commit. An index whose stamp does not match (a pass interrupted before it saved
  * the index, a file deleted) is rebuilt from the table by the next writer; until then search falls
- * back to the exact scan, so a stale index is never answered from.
+ * back to the exact scan, so a stale index is never answered from. A search memory-maps the saved
+ * index (`view`: milliseconds at any size) rather than reading it, so one CLI query pays no load.
  */
 import type Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
@@ -23,25 +24,44 @@ import {
 } from "./sqlite-vec.ts"
 import { StoreError, type StoreSettings, type StoreWriter } from "./vector-store.ts"
 
-type Hnswlib = typeof import("hnswlib-node")
-type Index = InstanceType<Hnswlib["HierarchicalNSW"]>
+type Usearch = typeof import("usearch")
+type Index = InstanceType<Usearch["Index"]>
 
 /** Loaded with the first hnsw store: a job without one never loads the native module. */
-let hnswlib: Hnswlib | undefined
-const loadHnswlib = (): Hnswlib => (hnswlib ??= createRequire(import.meta.url)("hnswlib-node") as Hnswlib)
+let usearch: Usearch | undefined
+const loadUsearch = (): Usearch => (usearch ??= createRequire(import.meta.url)("usearch") as Usearch)
 
 /** Why `index: hnsw` cannot be used here (the native module does not load), or undefined. */
 export const hnswUnavailable = (): string | undefined => {
   try {
-    loadHnswlib()
+    loadUsearch()
     return undefined
   } catch (e) {
-    return `store.index: hnsw needs the hnswlib-node native module, which does not load here (${(e as Error).message.split("\n")[0]}); use index: none`
+    return `store.index: hnsw needs usearch's native module, which does not load here (${(e as Error).message.split("\n")[0]}); use index: none`
   }
 }
 
-/** hnswlib's defaults for 1536-d embeddings: links per node, build and query beam widths. */
-export const HNSW = { m: 16, efConstruction: 100, efSearch: 400 } as const
+/**
+ * Links per node, build and query beam widths, from `npm run bench:knn` at 100k × 1536
+ * (docs/performance.md): recall@10 ≥ 0.95 on both of its vector sets at a few ms a query.
+ */
+export const HNSW = { m: 16, efConstruction: 128, efSearch: 256 } as const
+
+/** Vectors handed to the index at once: added on every core, and a bounded buffer. */
+const ADD_BATCH = 1024
+
+const makeIndex = (dim: number, efSearch: number = HNSW.efSearch): Index => {
+  const { Index, MetricKind, ScalarKind } = loadUsearch()
+  return new Index({
+    dimensions: dim,
+    metric: MetricKind.Cos,
+    quantization: ScalarKind.F32,
+    connectivity: HNSW.m,
+    expansion_add: HNSW.efConstruction,
+    expansion_search: efSearch,
+    multi: false
+  })
+}
 
 export const indexFile = (settings: StoreSettings) => `${settings.path}.${settings.table}.hnsw`
 const stampFile = (settings: StoreSettings) => `${indexFile(settings)}.stamp`
@@ -71,13 +91,13 @@ const indexCurrent = (db: Database.Database, settings: StoreSettings): boolean =
   }
 }
 
-const asNumbers = (v: ReadonlyArray<number> | Float32Array): Array<number> => Array.from(v)
+const asFloat32 = (v: ReadonlyArray<number> | Float32Array): Float32Array =>
+  v instanceof Float32Array ? v : Float32Array.from(v)
 
 /** The row listener that keeps the index in step with the table (sqlite-vec.ts calls it). */
 const indexListener =
   (settings: StoreSettings, dim: number) =>
   (db: Database.Database): RowListener => {
-    const { HierarchicalNSW } = loadHnswlib()
     const { labels, state } = tables(settings)
     db.exec(
       `CREATE TABLE IF NOT EXISTS ${labels} (label INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);` +
@@ -93,52 +113,48 @@ const indexListener =
     }
     let index: Index | undefined
     let nextLabel = 0
-    let live = 0
     let dirty = false
+    /** Vectors put but not yet in the index, by label: added in batches, on every core. */
+    const pending = new Map<number, Float32Array>()
 
-    const fresh = (capacity: number) => {
-      const i = new HierarchicalNSW("cosine", dim)
-      // allowReplaceDeleted: a replaced or removed row's slot is reused, so the file does not grow with reruns.
-      i.initIndex({
-        maxElements: Math.max(1024, capacity),
-        m: HNSW.m,
-        efConstruction: HNSW.efConstruction,
-        randomSeed: 100,
-        allowReplaceDeleted: true
-      })
-      return i
-    }
-    const room = (i: Index) => {
-      if (live + 1 > i.getMaxElements()) i.resizeIndex(i.getMaxElements() * 2)
+    const flush = (i: Index) => {
+      if (pending.size === 0) return
+      const keys = new BigUint64Array(pending.size)
+      const vectors = new Float32Array(pending.size * dim)
+      let at = 0
+      for (const [label, v] of pending) {
+        keys[at] = BigInt(label)
+        vectors.set(v, at++ * dim)
+      }
+      pending.clear()
+      i.add(keys, vectors, 0)
     }
     /** The saved index when it is current, else one built from every row of the table. */
     const open = (): Index => {
       if (index !== undefined) return index
       if (indexCurrent(db, settings)) {
-        const i = new HierarchicalNSW("cosine", dim)
-        i.readIndexSync(indexFile(settings), true)
-        const max = db.prepare(`SELECT max(label) AS m, count(*) AS n FROM ${labels}`).get() as {
-          m: number | null
-          n: number
-        }
+        const i = makeIndex(dim)
+        i.load(indexFile(settings))
+        const max = db.prepare(`SELECT max(label) AS m FROM ${labels}`).get() as { m: number | null }
         nextLabel = (max.m ?? -1) + 1
-        live = max.n
         return (index = i)
       }
-      const count = (db.prepare(`SELECT count(*) AS n FROM ${quote(settings.table)}`).get() as { n: number }).n
-      const i = fresh(count)
+      const i = makeIndex(dim)
+      db.exec(`DELETE FROM ${labels}`)
+      nextLabel = 0
+      // Only the index and the labels are written while the scan runs; the labels go in after it
+      // (one statement at a time per connection).
       const keys: Array<string> = []
-      // Only the index is written while the scan runs (one statement at a time per connection).
       for (const r of db
         .prepare<[], { key: string; embedding: Buffer }>(`SELECT key, embedding FROM ${quote(settings.table)}`)
         .iterate()) {
-        i.addPoint(asNumbers(new Float32Array(r.embedding.buffer, r.embedding.byteOffset, dim)), keys.length)
+        pending.set(keys.length, new Float32Array(r.embedding.buffer, r.embedding.byteOffset, dim).slice())
         keys.push(r.key)
+        if (pending.size >= ADD_BATCH) flush(i)
       }
-      db.exec(`DELETE FROM ${labels}`)
+      flush(i)
       keys.forEach((key, label) => q.setLabel.run(label, key))
       nextLabel = keys.length
-      live = keys.length
       markDirty()
       return (index = i)
     }
@@ -156,30 +172,30 @@ const indexListener =
       put: (key, vector) => {
         const i = open()
         markDirty()
-        room(i)
         const label = nextLabel++
-        i.addPoint(asNumbers(vector), label, true)
+        pending.set(label, asFloat32(vector).slice())
         q.setLabel.run(label, key)
-        live++
+        if (pending.size >= ADD_BATCH) flush(i)
       },
       remove: (key) => {
         const i = open()
         markDirty()
         const found = q.labelOf.get(key)
         if (found === undefined) return
-        i.markDelete(found.label)
+        // A removed slot is reused by a later add, so the file does not grow with reruns.
+        if (!pending.delete(found.label)) i.remove(BigInt(found.label))
         q.dropLabel.run(found.label)
-        live--
       },
       commit: () => {
         // Nothing changed and the saved index matches: not even loaded.
         if (index === undefined && indexCurrent(db, settings)) return
         const i = open()
         if (!dirty) return
+        flush(i)
         const file = indexFile(settings)
         const stamp = randomUUID()
         try {
-          i.writeIndexSync(`${file}.tmp`)
+          i.save(`${file}.tmp`)
           renameSync(`${file}.tmp`, file)
           writeFileSync(stampFile(settings), stamp)
         } catch (e) {
@@ -233,32 +249,29 @@ export const openHnswSearcher = (
   }
   if (!current) return { ...openStoreSearcher(settings, db), exact: true }
   try {
-    const { HierarchicalNSW } = loadHnswlib()
     const meta = settings.metadata
     const dim = (
       db.prepare(`SELECT length(embedding) / 4 AS d FROM ${quote(settings.table)} LIMIT 1`).get() as
         { d: number } | undefined
     )?.d
-    const index = dim === undefined ? undefined : new HierarchicalNSW("cosine", dim)
-    index?.readIndexSync(indexFile(settings))
+    const index = dim === undefined ? undefined : makeIndex(dim, efSearch)
+    // Memory-mapped, not read: pages are touched only as the search visits them.
+    index?.view(indexFile(settings))
     const { labels } = tables(settings)
     const keyOf = db.prepare<[number], { key: string }>(`SELECT key FROM ${labels} WHERE label = ?`)
     const row = db.prepare<[string], Record<string, unknown>>(
       `SELECT key, record_key, text${meta.map((m) => `, ${quote(m)}`).join("")} FROM ${quote(settings.table)} WHERE key = ?`
     )
-    const live = (db.prepare(`SELECT count(*) AS n FROM ${labels}`).get() as { n: number }).n
     return {
       exact: false,
       search: (vector, k) => {
-        const n = Math.min(k, live)
-        if (index === undefined || n === 0) return []
-        index.setEf(Math.max(efSearch, n))
-        const found = index.searchKnn(asNumbers(vector), n)
-        return found.neighbors.flatMap((label, i) => {
-          const key = keyOf.get(label)?.key
+        if (index === undefined || index.size() === 0 || k < 1) return []
+        const found = index.search(asFloat32(vector), Math.min(k, index.size()), 1)
+        return Array.from(found.keys, (label, i) => {
+          const key = keyOf.get(Number(label))?.key
           const r = key === undefined ? undefined : row.get(key)
-          return r === undefined ? [] : [toHit(r, meta, found.distances[i]!)]
-        })
+          return r === undefined ? undefined : toHit(r, meta, found.distances[i]!)
+        }).filter((h) => h !== undefined)
       },
       close: () => db.close()
     }

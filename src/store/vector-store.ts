@@ -48,7 +48,7 @@ export const StoreSettings = Schema.Struct({
   ),
   /** `full`: records no longer in the source are deleted from the store; `none` keeps them. */
   cleanup: Schema.optionalWith(Schema.Literal("none", "full"), { default: () => "none" as const }),
-  /** `hnsw`: an approximate index (hnswlib) in a sidecar file kept in step with the table; `none`: exact search. */
+  /** `hnsw`: an approximate index (usearch HNSW) in a sidecar file kept in step with the table; `none`: exact search. */
   index: Schema.optionalWith(Schema.Literal("none", "hnsw"), { default: () => "none" as const })
 })
 export type StoreSettings = typeof StoreSettings.Type

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { existsSync, rmSync } from "node:fs"
+import { existsSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { indexFile, openHnswSearcher, openHnswWriter } from "../../src/store/hnsw-index.ts"
 import { sqliteVecStore } from "../../src/io/sinks/sqlite-vec.ts"
@@ -117,6 +117,15 @@ describe("hnsw index beside sqlite-vec", () => {
     } finally {
       searcher.close()
     }
+  }, 60_000)
+
+  it("reruns that replace every vector reuse the removed slots: the index file does not grow", () => {
+    const store = settings(tempDir())
+    pass(store, randomVectors(300, 13))
+    const first = statSync(indexFile(store)).size
+    for (const seed of [14, 15, 16]) pass(store, randomVectors(300, seed), (i) => `s${seed}-${i}`)
+    expect(statSync(indexFile(store)).size).toBeLessThanOrEqual(first * 1.1)
+    expect(recallAt10(store, randomVectors(10, 16))).toBeGreaterThanOrEqual(0.95)
   }, 60_000)
 
   it("a pass with no row changed rebuilds an index whose stamp is gone", () => {
