@@ -14,7 +14,14 @@ import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { createRequire } from "node:module"
-import { type Hit, StoreError, type StoreChanges, type StoreSettings, type StoreWriter } from "./vector-store.ts"
+import {
+  type Hit,
+  StoreError,
+  type StoreChanges,
+  type StoreRow,
+  type StoreSettings,
+  type StoreWriter
+} from "./vector-store.ts"
 import { claimTable, StoreOwned } from "./store-owner.ts"
 
 const BATCH = 500
@@ -57,7 +64,7 @@ const rowKey = (recordKey: string, index: number, count: number) =>
  * table as it was before this change); `commit` runs after the writer's last commit and cleanup.
  */
 export interface RowListener {
-  readonly put: (key: string, vector: ReadonlyArray<number> | Float32Array) => void
+  readonly put: (key: string, recordKey: string, row: StoreRow) => void
   readonly remove: (key: string) => void
   readonly commit: () => void
 }
@@ -189,7 +196,7 @@ export const openStoreWriter = (
         if (current !== undefined) deleteRows(recordKey, current.rows)
         next.forEach((row, i) => {
           const key = rowKey(recordKey, i, next.length)
-          listener?.put(key, row.vector)
+          listener?.put(key, recordKey, row)
           q.insert.run(key, toBlob(row.vector), ...meta.map((m) => row.metadata[m] ?? ""), recordKey, row.text)
         })
         q.setRecord.run(recordKey, hash, next.length, pass)

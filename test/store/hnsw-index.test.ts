@@ -80,15 +80,21 @@ describe("hnsw index beside sqlite-vec", () => {
     expect(recallAt10(store, clusteredVectors(30, 4))).toBeGreaterThanOrEqual(0.95)
   }, 60_000)
 
-  it("hits carry the row's distance, text and record key, as the exact scan gives them", () => {
-    const store = settings(tempDir())
+  it("hits carry the row's distance, text, record key and metadata, as the exact scan gives them", () => {
+    const store = { ...settings(tempDir()), metadata: ["lang"] }
     const vectors = randomVectors(200, 5)
-    pass(store, vectors)
+    const w = openHnswWriter(store, DIM, { job: "t" })
+    vectors.forEach((v, i) =>
+      w.put(`r${i}`, `h${i}`, () => [{ vector: v, text: `text ${i}`, metadata: { lang: i % 2 ? "en" : "ja" } }])
+    )
+    w.commit()
+    w.close()
     const searcher = openHnswSearcher(store)
     const [hit] = searcher.search([...vectors[42]!], 1)
     searcher.close()
     const [exact] = searchStore(store, [...vectors[42]!], 1)
-    expect(hit).toMatchObject({ key: "r42", recordKey: "r42", text: "text 42" })
+    expect(hit).toEqual({ ...exact, distance: hit!.distance })
+    expect(hit).toMatchObject({ key: "r42", recordKey: "r42", text: "text 42", metadata: { lang: "ja" } })
     expect(hit!.distance).toBeCloseTo(exact!.distance, 5)
   })
 
