@@ -2,7 +2,7 @@
  * Every check of a job that needs no request, in one place, for every command that reads a job
  * before sending: `plan`, `run --dry-run`, `check`, `run`, `retry` and `gc` accept and refuse the same job
  * the same way (exit 2, the same message): an rpm for a model no stage uses, an output format no
- * sink has, a vector store the pipeline cannot feed or that another job owns, a column the job
+ * sink has, a vector store the pipeline cannot feed, whose index cannot load, or that another job owns, a column the job
  * reads that the input lacks. An input that cannot be read is left to the command's own read of
  * it, which says why (`check` does not need the input at all). A stage's own options (a generate
  * JSON Schema that does not compile) are refused before this, when the job context builds the
@@ -15,6 +15,7 @@ import type { Pipeline } from "../pipeline/stage.ts"
 import { pipelineModels } from "../pipeline/stage.ts"
 import { openSource } from "../io/sources/index.ts"
 import { sinks } from "../io/sinks/index.ts"
+import { hnswUnavailable } from "../store/hnsw-index.ts"
 import { checkStoreOwner } from "../store/store-owner.ts"
 import { storeVectorColumn } from "../store/vector-store.ts"
 import { JobFileError, OptionError } from "./job-file.ts"
@@ -38,6 +39,8 @@ export const checkJob = (job: ResolvedJob, pipeline: Pipeline) =>
       // A store the pipeline cannot feed is a job error, before any request.
       const target = storeVectorColumn(job.store, pipeline.columns)
       if (typeof target === "string") return yield* new JobFileError({ file: job.file, detail: target })
+      const noIndex = job.store.index === "hnsw" ? hnswUnavailable() : undefined
+      if (noIndex !== undefined) return yield* new JobFileError({ file: job.file, detail: noIndex })
       yield* checkStoreOwner(job.name, job.store)
     }
     if (!existsSync(job.input.path)) return

@@ -14,7 +14,14 @@ import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { createRequire } from "node:module"
-import { type Hit, StoreError, type StoreChanges, type StoreSettings, type StoreWriter } from "./vector-store.ts"
+import {
+  type Hit,
+  StoreError,
+  type StoreChanges,
+  type StoreRow,
+  type StoreSettings,
+  type StoreWriter
+} from "./vector-store.ts"
 import { claimTable, StoreOwned } from "./store-owner.ts"
 
 const BATCH = 500
@@ -29,7 +36,7 @@ const toBlob = (v: ReadonlyArray<number> | Float32Array) =>
   v instanceof Float32Array
     ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
     : Buffer.from(Float32Array.from(v).buffer)
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 export const openStoreDatabase = (
   settings: StoreSettings,
@@ -51,6 +58,17 @@ export const openStoreDatabase = (
 const rowKey = (recordKey: string, index: number, count: number) =>
   count === 1 && index === 0 ? recordKey : `${recordKey}#${index}`
 
+/**
+ * Told of every row the writer inserts or deletes, inside the same transaction and just before
+ * the row's statement (an index kept in step with the table: hnsw-index.ts, which may scan the
+ * table as it was before this change); `commit` runs after the writer's last commit and cleanup.
+ */
+export interface RowListener {
+  readonly put: (key: string, recordKey: string, row: StoreRow) => void
+  readonly remove: (key: string) => void
+  readonly commit: () => void
+}
+
 /** Raised by a `beforeCommit` hook: the batch is rolled back and the hook's error passed on as is. */
 class CommitRefused {
   constructor(readonly cause: unknown) {}
@@ -65,7 +83,12 @@ class CommitRefused {
 export const openStoreWriter = (
   settings: StoreSettings,
   dim: number,
-  hooks: { readonly job: string; readonly beforeCommit?: () => void }
+  hooks: {
+    readonly job: string
+    readonly beforeCommit?: () => void
+    /** Opened on the store's connection once its tables exist. */
+    readonly rows?: (db: Database.Database) => RowListener
+  }
 ): StoreWriter => {
   const db = openStoreDatabase(settings, { create: true })
   const t = quote(settings.table)
@@ -99,6 +122,13 @@ export const openStoreWriter = (
       path: settings.path,
       detail: `cannot create table ${settings.table}: ${(e as Error).message}`
     })
+  }
+  let listener: RowListener | undefined
+  try {
+    listener = hooks.rows?.(db)
+  } catch (e) {
+    db.close()
+    throw e instanceof StoreError ? e : new StoreError({ path: settings.path, detail: (e as Error).message })
   }
   const pass = randomUUID()
   const q = {
@@ -140,7 +170,11 @@ export const openStoreWriter = (
     }
   }
   const deleteRows = (recordKey: string, count: number) => {
-    for (let i = 0; i < count; i++) q.deleteRow.run(rowKey(recordKey, i, count))
+    for (let i = 0; i < count; i++) {
+      const key = rowKey(recordKey, i, count)
+      listener?.remove(key)
+      q.deleteRow.run(key)
+    }
   }
   const fail = (what: string, e: unknown): never => {
     if (e instanceof CommitRefused) throw e.cause
@@ -160,15 +194,11 @@ export const openStoreWriter = (
         }
         const next = rows()
         if (current !== undefined) deleteRows(recordKey, current.rows)
-        next.forEach((row, i) =>
-          q.insert.run(
-            rowKey(recordKey, i, next.length),
-            toBlob(row.vector),
-            ...meta.map((m) => row.metadata[m] ?? ""),
-            recordKey,
-            row.text
-          )
-        )
+        next.forEach((row, i) => {
+          const key = rowKey(recordKey, i, next.length)
+          listener?.put(key, recordKey, row)
+          q.insert.run(key, toBlob(row.vector), ...meta.map((m) => row.metadata[m] ?? ""), recordKey, row.text)
+        })
         q.setRecord.run(recordKey, hash, next.length, pass)
         changes.written++
       } catch (e) {
@@ -204,6 +234,7 @@ export const openStoreWriter = (
             }
           })()
         }
+        listener?.commit()
         return { ...changes } satisfies StoreChanges
       } catch (e) {
         return fail("commit", e)
@@ -216,27 +247,55 @@ export const openStoreWriter = (
   }
 }
 
-/** The `k` nearest rows to `vector` by cosine distance, nearest first. */
-export const searchStore = (settings: StoreSettings, vector: ReadonlyArray<number>, k: number): ReadonlyArray<Hit> => {
-  const db = openStoreDatabase(settings, { create: false })
+/** A row of the table as a hit (`distance` given by the query that found it). */
+export const toHit = (r: Record<string, unknown>, meta: ReadonlyArray<string>, distance: number): Hit => ({
+  key: String(r.key),
+  recordKey: String(r.record_key),
+  distance,
+  text: r.text === null || r.text === undefined ? null : String(r.text),
+  metadata: Object.fromEntries(meta.map((m) => [m, String(r[m] ?? "")]))
+})
+
+/** Open once, query many times (the benchmark; a long-lived caller). */
+export interface StoreSearcher {
+  readonly search: (vector: ReadonlyArray<number>, k: number) => ReadonlyArray<Hit>
+  readonly close: () => void
+}
+
+const storeError = (settings: StoreSettings, e: unknown) =>
+  e instanceof StoreError ? e : new StoreError({ path: settings.path, detail: (e as Error).message })
+
+/** Exact KNN: sqlite-vec's brute-force scan, by cosine distance. */
+export const openStoreSearcher = (settings: StoreSettings, opened?: Database.Database): StoreSearcher => {
+  const db = opened ?? openStoreDatabase(settings, { create: false })
   try {
     const meta = settings.metadata
-    const rows = db
-      .prepare<[Buffer, number], Record<string, unknown>>(
-        `SELECT key, distance, record_key, text${meta.map((m) => `, ${quote(m)}`).join("")} FROM ${quote(settings.table)} WHERE embedding MATCH ? AND k = ? ORDER BY distance`
-      )
-      .all(toBlob(vector), k)
-    return rows.map((r) => ({
-      key: String(r.key),
-      recordKey: String(r.record_key),
-      distance: Number(r.distance),
-      text: r.text === null || r.text === undefined ? null : String(r.text),
-      metadata: Object.fromEntries(meta.map((m) => [m, String(r[m] ?? "")]))
-    }))
+    const knn = db.prepare<[Buffer, number], Record<string, unknown>>(
+      `SELECT key, distance, record_key, text${meta.map((m) => `, ${quote(m)}`).join("")} FROM ${quote(settings.table)} WHERE embedding MATCH ? AND k = ? ORDER BY distance`
+    )
+    return {
+      search: (vector, k) => {
+        try {
+          return knn.all(toBlob(vector), k).map((r) => toHit(r, meta, Number(r.distance)))
+        } catch (e) {
+          throw storeError(settings, e)
+        }
+      },
+      close: () => db.close()
+    }
   } catch (e) {
-    throw e instanceof StoreError ? e : new StoreError({ path: settings.path, detail: (e as Error).message })
-  } finally {
     db.close()
+    throw storeError(settings, e)
+  }
+}
+
+/** The `k` nearest rows to `vector` by cosine distance, nearest first. */
+export const searchStore = (settings: StoreSettings, vector: ReadonlyArray<number>, k: number): ReadonlyArray<Hit> => {
+  const searcher = openStoreSearcher(settings)
+  try {
+    return searcher.search(vector, k)
+  } finally {
+    searcher.close()
   }
 }
 

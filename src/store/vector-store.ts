@@ -1,6 +1,7 @@
 /**
  * The vector store port: where a backfill's vectors go besides the dataset, kept in step with the
- * source by record key, and queried by `svc-batch search`. One adapter today: sqlite-vec.
+ * source by record key, and queried by `svc-batch search`. One store today, sqlite-vec, searched
+ * exactly or through an HNSW sidecar index (`index: hnsw`).
  */
 import { Data, Schema } from "effect"
 import { ExitCode } from "../exit-code.ts"
@@ -46,7 +47,9 @@ export const StoreSettings = Schema.Struct({
     }
   ),
   /** `full`: records no longer in the source are deleted from the store; `none` keeps them. */
-  cleanup: Schema.optionalWith(Schema.Literal("none", "full"), { default: () => "none" as const })
+  cleanup: Schema.optionalWith(Schema.Literal("none", "full"), { default: () => "none" as const }),
+  /** `hnsw`: an approximate index (usearch HNSW) in a sidecar file kept in step with the table; `none`: exact search. */
+  index: Schema.optionalWith(Schema.Literal("none", "hnsw"), { default: () => "none" as const })
 })
 export type StoreSettings = typeof StoreSettings.Type
 
