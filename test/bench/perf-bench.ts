@@ -20,7 +20,7 @@
  * - saturation: limit use at 600, 3,000 and 6,000 req/min and a fault mix (limits.rpm given), with
  *   the openai SDK + bottleneck script's CPU at 600/min (test/bench/sdk-peer.mjs).
  * Sections of other scripts, run as they are (their own output): ramp (`bench:ramp`, else
- * `bench:rate`), embed, knn, startup, shared-rate, ledgers; one not in this checkout is named.
+ * `bench:rate`), embed, knn, startup, shared-rate, ledgers, cluster; one not in this checkout is named.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { createWriteStream, existsSync, readFileSync, writeFileSync } from "node:fs"
@@ -347,7 +347,8 @@ const sections: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ["knn", external(["bench:knn"], "search: KNN at 100k vectors")],
   ["startup", external(["bench:startup"], "start-up: --version, --help, a 20-record job")],
   ["shared-rate", external(["bench:shared-rate"], "one limits.rpm shared by jobs on PostgreSQL")],
-  ["ledgers", external(["bench:ledgers"], "the SQLite and PostgreSQL ledgers")]
+  ["ledgers", external(["bench:ledgers"], "the SQLite and PostgreSQL ledgers")],
+  ["cluster", external(["bench:cluster"], "one job over 1, 2 and 4 workers")]
 ]
 
 const args = process.argv.slice(2)
