@@ -123,6 +123,29 @@ describe("run --cluster", () => {
     // The corpus's texts are all distinct: one request each, none twice.
     // (GETs are each process's probe of the endpoint, not requests for answers.)
     const answers = posts(proxy.sent).filter((s) => s.key.startsWith("POST /v1/chat/completions"))
+    {
+      const byKey = new Map<string, Array<Sent>>()
+      for (const a of answers) byKey.set(a.key, [...(byKey.get(a.key) ?? []), a])
+      const twice = [...byKey.values()].filter((l) => l.length > 1)
+      if (twice.length > 0)
+        console.log(
+          "sent more than once:",
+          JSON.stringify(
+            twice
+              .slice(0, 6)
+              .map((l) =>
+                l.map((a) => ({
+                  port: a.port,
+                  sentAt: a.sentAt,
+                  answeredAt: a.answeredAt,
+                  status: a.status,
+                  key: a.key.slice(-50)
+                }))
+              )
+          ),
+          run.err().slice(-3000)
+        )
+    }
     expect({ answers: answers.length, twice: paidTwice(proxy.sent) }).toEqual({ answers: RECORDS, twice: 0 })
     const status = spawnCli(["status", job, "--cluster", url], env)
     expect(await status.exited).toBe(0)
@@ -130,8 +153,10 @@ describe("run --cluster", () => {
     // The run's counters are its units', wherever they were worked.
     expect(status.out()).toContain(`records  ${RECORDS}/${RECORDS} (${RECORDS} done, 0 failed, 0 pending)`)
     expect(status.out()).toMatch(new RegExp(`requests ${RECORDS}, cache hits 0`))
-    // The rate the service answered the cluster at, per model (unpaced here: no budget to compare with).
-    expect(status.out()).toMatch(/cluster svc3-guard: [\d,]+\/min answered at http:\/\/127\.0\.0\.1:\d+/)
+    // The rate the service answered the cluster at, per model, against the rate discovered together (no rpm here).
+    expect(status.out()).toMatch(
+      /cluster svc3-guard: [\d,]+\/min answered of [\d,]+\/min \(discovered, \d+ %\) at http:\/\/127\.0\.0\.1:\d+/
+    )
     // Every process paced its requests from the cluster's one bucket for (service, model).
     const db = new pg.Client({ connectionString: url })
     await db.connect()
