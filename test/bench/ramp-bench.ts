@@ -7,7 +7,7 @@
  *   and the 429s as a share of all requests;
  * - cold: N distinct records (default 50,000) against an unlimited emulator with no latency, with
  *   no rpm and with `limits.rpm` pinned far above what is reached (no ramp), interleaved: the time
- *   the ramp loses;
+ *   the ramp loses (best of two each);
  * - small: a 20-record job against an unlimited emulator (latency 100 ± 50 ms), median of 5 wall
  *   times interleaved with the SDK + p-limit peer script (test/bench/peers/sdk-plimit-peer.mjs).
  *   npm run bench:ramp [-- limited|cold|small] [-- --cold 50000]
@@ -109,10 +109,11 @@ if (wanted("cold")) {
       times[kind].push(await runJob(writeJob(`cold-${kind}-${pair}`, input, limits), emu.url))
     }
   await emu.close()
-  const ramp = median(times.ramp)
-  const pinned = median(times.pinned)
+  // Best of each: other work on a shared machine only ever adds time.
+  const ramp = Math.min(...times.ramp)
+  const pinned = Math.min(...times.pinned)
   row(
-    `| cold ${coldN.toLocaleString("en")} records, unlimited service, no latency | no rpm ${times.ramp.map((t) => t.toFixed(1)).join(" / ")} s | pinned rpm ${times.pinned.map((t) => t.toFixed(1)).join(" / ")} s | ramp loses **${(ramp - pinned).toFixed(1)} s = ${((100 * (ramp - pinned)) / pinned).toFixed(1)} %** (medians) |`
+    `| cold ${coldN.toLocaleString("en")} records, unlimited service, no latency | no rpm ${times.ramp.map((t) => t.toFixed(1)).join(" / ")} s | pinned rpm ${times.pinned.map((t) => t.toFixed(1)).join(" / ")} s | ramp loses **${(ramp - pinned).toFixed(1)} s = ${((100 * (ramp - pinned)) / pinned).toFixed(1)} %** (best of each) |`
   )
 }
 
