@@ -15,8 +15,14 @@
  * All timing goes through Effect's Clock, so tests drive it with TestClock.
  */
 import { Clock, Duration, Effect, Either } from "effect"
-import { type DiscoveredRate, makeRateDiscovery, type RateDiscoverySettings } from "./rate-discovery.ts"
+import {
+  defaultRateDiscovery,
+  type DiscoveredRate,
+  makeRateDiscovery,
+  type RateDiscoverySettings
+} from "./rate-discovery.ts"
 import type { SharedBucket } from "./shared-bucket.ts"
+import { makeRatePacer } from "./rate-pacer.ts"
 import { makeSharedPacer } from "./shared-pacer.ts"
 import { makeWaitLine } from "./wait-line.ts"
 
@@ -64,11 +70,8 @@ export const makeLimiter = (settings: LimiterSettings) =>
         : undefined
     // The clock's time at the last event (for reporting the discovered rate without a clock).
     let lastEventAt = 0
-    // Bumped when the learnt rate is lowered: starts reserved before are reserved again.
-    let generation = 0
     let cap = max
     let inFlight = 0
-    let nextStart = 0
     // GCRA's theoretical arrival time: when the bucket would be full again (a configured rate).
     let tat = Number.NEGATIVE_INFINITY
     // Starts drawn but not yet due, and the pause epoch they were drawn in: a pause gives their
@@ -78,6 +81,20 @@ export const makeLimiter = (settings: LimiterSettings) =>
     let pausedUntil = 0
     // Workers waiting for a slot, oldest first; a released slot is handed to the first one.
     const line = makeWaitLine()
+    // Discovering: starts paced to the learnt rate, only the head of the line holding a start time.
+    const discoverySettings = {
+      ...defaultRateDiscovery,
+      ...(typeof settings.discover === "object" ? settings.discover : {})
+    }
+    const ratePacer =
+      discovery === undefined
+        ? undefined
+        : makeRatePacer({
+            intervalMs: discovery.intervalMs,
+            notBefore: () => pausedUntil,
+            slackMs: () => discoverySettings.slackMs,
+            initialBurst: discoverySettings.initialBurst
+          })
 
     /** Hands free slots (under the current cap) to waiting workers, oldest first. */
     const grantNow = () => {
@@ -107,17 +124,14 @@ export const makeLimiter = (settings: LimiterSettings) =>
 
     /**
      * Waits out any pause, then for this request's start time under the rate; gives the time the
-     * start was granted. A start reserved before the learnt rate was lowered is reserved again at
-     * the new rate: a decrease takes effect at once, not after every start already scheduled.
+     * start was granted. Discovering, the rate pacer does both (a change of rate moves its head).
      */
     const localPace: Effect.Effect<number> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      // No pause and no pacing (no rate, or none learnt yet): no generator, once per request.
-      now >= pausedUntil && (discovery === undefined ? interval === 0 : discovery.intervalMs() === 0)
-        ? Effect.succeed(now)
-        : paced
+      // No pause and no pacing: no generator, once per request.
+      now >= pausedUntil && interval === 0 ? Effect.succeed(now) : paced
     )
     // Chosen once: the local path has no extra step per request.
-    const pace = shared === undefined ? localPace : shared.pace
+    const pace = shared !== undefined ? shared.pace : ratePacer !== undefined ? ratePacer.pace : localPace
     const paced: Effect.Effect<number> = Effect.gen(function* () {
       while (true) {
         let now = yield* Clock.currentTimeMillis
@@ -125,39 +139,27 @@ export const makeLimiter = (settings: LimiterSettings) =>
           yield* Effect.sleep(Duration.millis(pausedUntil - now))
           now = yield* Clock.currentTimeMillis
         }
-        if (discovery === undefined) {
-          if (interval === 0) return now
-          // A token bucket: start now while tokens are left, else when the next one drips in. It
-          // starts empty: the first second is paced evenly, so the service's bucket, full at the
-          // start, keeps its depth as margin; only time lost later (a pause) is made up by a burst.
-          if (tat === Number.NEGATIVE_INFINITY) tat = now + burstSlack
-          const at = Math.max(now, tat - burstSlack)
-          tat = Math.max(tat, at) + interval
-          if (at <= now) return now
-          const drawnIn = epoch
-          waiting++
-          yield* Effect.sleep(Duration.millis(at - now)).pipe(
-            Effect.onExit((exit) =>
-              Effect.sync(() => {
-                if (epoch !== drawnIn) return
-                waiting--
-                if (exit._tag === "Failure") tat -= interval // interrupted: the token goes back
-              })
-            )
-          )
-          // A pause began meanwhile: its token was given back; wait the pause out and draw again.
-          if (epoch === drawnIn) return at
-          continue
-        }
-        // Discovering: evenly paced at the learnt rate (its AIMD measures what the service accepts).
-        const step = discovery.intervalMs()
-        if (step === 0) return now
-        const at = Math.max(now, nextStart)
-        nextStart = at + step
+        if (interval === 0) return now
+        // A token bucket: start now while tokens are left, else when the next one drips in. It
+        // starts empty: the first second is paced evenly, so the service's bucket, full at the
+        // start, keeps its depth as margin; only time lost later (a pause) is made up by a burst.
+        if (tat === Number.NEGATIVE_INFINITY) tat = now + burstSlack
+        const at = Math.max(now, tat - burstSlack)
+        tat = Math.max(tat, at) + interval
         if (at <= now) return now
-        const reservedIn = generation
-        yield* Effect.sleep(Duration.millis(at - now))
-        if (generation === reservedIn) return at
+        const drawnIn = epoch
+        waiting++
+        yield* Effect.sleep(Duration.millis(at - now)).pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              if (epoch !== drawnIn) return
+              waiting--
+              if (exit._tag === "Failure") tat -= interval // interrupted: the token goes back
+            })
+          )
+        )
+        // A pause began meanwhile: its token was given back; wait the pause out and draw again.
+        if (epoch === drawnIn) return at
       }
     })
 
@@ -211,10 +213,8 @@ export const makeLimiter = (settings: LimiterSettings) =>
           }
           if (discovery !== undefined) {
             const now = (lastEventAt = yield* Clock.currentTimeMillis)
-            if (discovery.onRateLimited(now, startedAt ?? now)) {
-              generation++
-              nextStart = now + discovery.intervalMs()
-            }
+            // A decrease: the next start is one (longer) interval away, however late the last was.
+            if (discovery.onRateLimited(now, startedAt ?? now)) ratePacer!.restart(now)
             if (retryAfter === undefined) return undefined
             if (discovery.pausesAll(Duration.toMillis(retryAfter))) {
               yield* pauseFor(retryAfter)
@@ -238,6 +238,8 @@ export const makeLimiter = (settings: LimiterSettings) =>
             ? Effect.map(Clock.currentTimeMillis, (now) => {
                 lastEventAt = now
                 discovery.onSuccess(now, startedAt ?? now)
+                // Probing raised the rate: the head of the line starts sooner.
+                ratePacer!.repace(now)
               })
             : Effect.suspend(() => {
                 const before = Math.floor(cap)
@@ -267,6 +269,7 @@ export const makeLimiter = (settings: LimiterSettings) =>
           const until = now + Duration.toMillis(d)
           if (until <= pausedUntil) return
           pausedUntil = until
+          ratePacer?.restart(now)
           tat -= waiting * interval
           waiting = 0
           epoch++

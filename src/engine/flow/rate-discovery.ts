@@ -2,20 +2,24 @@
  * Rate discovery: with no `limits.rpm` (the spec publishes no numeric limits), the limiter learns
  * a sustainable request rate for a model from the 429s it meets, and paces starts to it.
  *
- * - Probing (slow start): the rate starts at `initialRate` and grows by `probeGain` × rate per
- *   second of successes (each success adds probeGain, so the rate doubles every ~ln 2 / probeGain
- *   seconds while every request is accepted). An unlimited service is thus reached in seconds.
- * - The first 429 ends probing. The rate becomes `decrease` × the rate the service *accepted*
- *   over the last `window` (successes started in it), not the rate sent: when the service rejects
- *   some requests, what it accepts is its limit, so the first estimate is close however far
- *   probing overshot. That accepted rate is the ceiling (measured again at every 429).
- * - Steady (AIMD on the rate): each success adds `increase` × ceiling / rate, i.e. the rate climbs
- *   by `increase` × ceiling per second — a straight line, whatever the scale of the limit; a 429
- *   multiplies the rate by `decrease` (at most once per overshoot: a 429 for a request started
- *   before the last decrease is the same overshoot, already answered).
+ * - Probing (slow start): the first `initialBurst` starts go out at once (rate-pacer.ts), then the
+ *   rate starts at `initialRate` and grows by `probeGain` per success (so by probeGain × rate per
+ *   second while every request is accepted: it doubles every ~ln 2 / probeGain seconds). An
+ *   unlimited service is thus reached in seconds.
+ * - A 429 (at most once per overshoot: one for a request started before the last decrease is the
+ *   same overshoot, already answered) measures the rate the service *accepted* over the last
+ *   `window` (successes started in it): while it rejects some requests, what it accepts is its
+ *   limit. The rate falls to `decrease` × the lower of that and the rate sent, and probing ends.
+ * - Recovery (CUBIC's curve, in time since the decrease): the rate climbs back to where the 429
+ *   was met within `recoverMs`, fast at first and flat near it — where the limit most likely is —
+ *   then beyond it slowly, then faster and faster: a limit that rose, or a rate measured low
+ *   (a starved event loop sending less than paced), is found again in a few `recoverMs`. The
+ *   linear climb of 0.5 % of the ceiling per second this replaced took ~30 s to recover a 429.
  * - Retry-After: the rejected request waits it before it is sent again (the caller's job); a
  *   Retry-After longer than `window` means more than a short overshoot (a spent quota), and then
  *   every worker of the model pauses for it (the limiter's pause).
+ * The shared bucket of a cluster (src/cluster/shared-rate-migrations.ts) runs the older linear
+ * climb (`increase`, `reprobeAbove`) in SQL from the same settings.
  *
  * Pure state, times in milliseconds from the caller's clock, so it is tested deterministically.
  */
@@ -27,13 +31,19 @@ export interface RateDiscoverySettings {
   readonly probeGain: number
   /** The rate's factor on a 429 (multiplicative decrease). */
   readonly decrease: number
-  /** Steady: the rate climbs by this share of the ceiling per second (additive increase). */
+  /** After a decrease, the time to climb back to the rate the 429 was met at (ms). */
+  readonly recoverMs: number
+  /** Starts sent at once before pacing begins. */
+  readonly initialBurst: number
+  /** Time lost to late starts that is made up at once, at most (ms). */
+  readonly slackMs: number
+  /** The shared bucket's climb (SQL): this share of the ceiling per second (additive increase). */
   readonly increase: number
   /** Milliseconds over which the accepted rate is measured. */
   readonly windowMs: number
   /** The lowest rate, requests per second. */
   readonly minRate: number
-  /** Steady: a rate this many times the ceiling, reached without a 429, restarts probing. */
+  /** The shared bucket's: a rate this many times the ceiling, reached without a 429, restarts probing. */
   readonly reprobeAbove: number
   /** Time constant of the average reported as the rate found, milliseconds. */
   readonly averageMs: number
@@ -42,7 +52,10 @@ export interface RateDiscoverySettings {
 export const defaultRateDiscovery: RateDiscoverySettings = {
   initialRate: 10,
   probeGain: 2,
-  decrease: 0.85,
+  decrease: 0.9,
+  recoverMs: 4_000,
+  initialBurst: 10,
+  slackMs: 250,
   increase: 0.005,
   windowMs: 2_000,
   minRate: 1 / 60,
@@ -85,6 +98,8 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
   let acceptedEwma = 0
   let acceptedAt = 0
   let firstStart: number | undefined
+  // Recovery: the rate a 429 was met at (the curve's plateau), from the last decrease on.
+  let plateau = rate
 
   const trim = (now: number) => {
     while (head < accepted.length && accepted[head]! < now - s.windowMs) head++
@@ -105,6 +120,16 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
     const dt = Math.max(0, now - lastChange)
     return average + (1 - Math.exp(-dt / s.averageMs)) * (rate - average)
   }
+  /** After a decrease: CUBIC's curve through decrease × plateau (now) and the plateau (recoverMs later). */
+  const recovered = (now: number) => {
+    const x = (now - lastDecreaseAt) / s.recoverMs - 1
+    return plateau * (1 + (1 - s.decrease) * x * x * x)
+  }
+  /** The rate at `now` (recovering, it moves with time). */
+  const advance = (now: number) => {
+    if (!probing && now > lastChange) setRate(now, recovered(now))
+    return rate
+  }
   /** Accepted requests per second over the window ending at `now`. */
   const acceptedRate = (now: number) => {
     trim(now)
@@ -113,8 +138,8 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
   }
 
   return {
-    /** Milliseconds between starts at the current rate. */
-    intervalMs: () => 1000 / rate,
+    /** Milliseconds between starts at the rate at `now`. */
+    intervalMs: (now: number) => 1000 / advance(now),
     /** A request started at `startedAt` was answered. */
     onSuccess: (now: number, startedAt: number) => {
       firstStart ??= startedAt
@@ -125,11 +150,7 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
         acceptedAt = now
       }
       if (probing) setRate(now, rate + s.probeGain)
-      else {
-        setRate(now, rate + (s.increase * (ceiling ?? rate)) / rate)
-        // Well past the ceiling without a 429: the estimate was low (or the limit rose): probe again.
-        if (ceiling !== undefined && rate > s.reprobeAbove * ceiling) probing = true
-      }
+      else advance(now)
     },
     /**
      * A request started at `startedAt` got a 429. Says whether the rate was decreased (false: the
@@ -139,21 +160,18 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       firstStart ??= startedAt
       if (startedAt < lastDecreaseAt) return false
       const measured = acceptedRate(now)
-      if (probing) {
-        probing = false
-        ceiling = measured > 0 ? measured : rate
-        setRate(now, s.decrease * Math.min(rate, ceiling))
-        if (since === undefined) {
-          since = now
-          lastChange = now
-          average = rate
-          acceptedAt = now
-        }
-      } else {
-        // While the service rejects, what it accepts is its limit.
-        if (measured > 0) ceiling = measured
-        setRate(now, s.decrease * rate)
+      const sent = advance(now)
+      // While the service rejects, what it accepts is its limit (or less, when less was sent).
+      ceiling = measured > 0 ? measured : sent
+      plateau = Math.max(s.minRate, Math.min(sent, ceiling))
+      if (since === undefined) {
+        since = now
+        lastChange = now
+        average = plateau
+        acceptedAt = now
       }
+      probing = false
+      setRate(now, s.decrease * plateau)
       lastDecreaseAt = now
       decreases++
       return true
@@ -161,6 +179,7 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
     /** Whether a Retry-After of `ms` should pause every worker (more than a short overshoot). */
     pausesAll: (ms: number) => ms > s.windowMs,
     state: (now: number): DiscoveredRate => {
+      advance(now)
       let found: number | undefined
       if (since !== undefined) {
         // The service's rate is what it accepted; the paced rate bounds it when demand was lower.

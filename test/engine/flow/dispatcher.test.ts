@@ -78,7 +78,7 @@ describe("dispatcher", () => {
     Effect.gen(function* () {
       const { rates, stats } = counting()
       const dispatcher = yield* makeDispatcher(
-        settings({ rpm: {}, discovery: { initialRate: 10, probeGain: 0 } }),
+        settings({ rpm: {}, discovery: { initialRate: 10, probeGain: 0, initialBurst: 0, slackMs: 0 } }),
         stats
       )
       const starts: Array<number> = []

@@ -201,7 +201,10 @@ describe("limiter with no rpm (rate discovery)", () => {
 
   it.effect("a decrease re-paces starts already scheduled at the old rate", () =>
     Effect.gen(function* () {
-      const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: { initialRate: 100, probeGain: 0 } })
+      const limiter = yield* makeLimiter({
+        maxConcurrency: 32,
+        discover: { initialRate: 100, probeGain: 0, initialBurst: 0 }
+      })
       const starts: Array<number> = []
       const fiber = yield* Effect.fork(
         Effect.all(
@@ -213,15 +216,39 @@ describe("limiter with no rpm (rate discovery)", () => {
       )
       yield* TestClock.adjust(Duration.millis(45)) // 100/s: starts at 0, 10, … 40
       expect(starts).toHaveLength(5)
-      // A 429 for a request started at 40 ms: 0.85 × the accepted rate (none measured yet: the rate).
+      // A 429 for a request started at 40 ms: 0.9 × the lower of the rate sent and the rate accepted.
       yield* limiter.onRateLimited(Duration.seconds(1), 40)
       yield* TestClock.adjust(Duration.millis(50))
-      // At the old pace five more would have started by 95 ms; at 85/s (11.8 ms apart) only four.
+      // At the old pace five more would have started by 95 ms; at 90/s (11.1 ms apart) only four.
       expect(starts.length).toBeLessThanOrEqual(9)
       yield* TestClock.adjust(Duration.seconds(5))
       yield* Fiber.join(fiber)
       const gaps = starts.slice(6).map((t, i) => t - starts[i + 5]!)
-      for (const g of gaps) expect(g).toBeGreaterThanOrEqual(11)
+      for (const g of gaps) expect(g).toBeGreaterThan(10.5) // 90/s and recovering, not 100/s
+    })
+  )
+
+  it.effect("while the service accepts, the first 64 starts do not wait for the initial rate's reservations", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: true })
+      const starts: Array<number> = []
+      const attempt = Effect.flatMap(Clock.currentTimeMillis, (t) =>
+        Effect.zipRight(
+          Effect.sync(() => starts.push(t)),
+          Effect.sleep(Duration.millis(50))
+        )
+      )
+      const events = { onRetry: () => {}, on429: () => {} }
+      yield* Effect.fork(
+        Effect.forEach(Array.from({ length: 64 }), () => withRetry(limiter, defaultRetryPolicy, events, attempt), {
+          concurrency: "unbounded",
+          discard: true
+        })
+      )
+      for (let ms = 0; ms < 1000; ms += 10) yield* TestClock.adjust(Duration.millis(10))
+      // Reserved one by one at the initial 10/s they took 6.4 s; probing now moves the line along.
+      expect(starts).toHaveLength(64)
+      expect(starts[63]).toBeLessThan(1000)
     })
   )
 
@@ -243,7 +270,9 @@ describe("limiter with no rpm (rate discovery)", () => {
     })
   )
 
-  it.effect("against a 600/min token bucket it settles within 10 % of the limit with under 2 % 429s", () =>
+  // The 429 here comes back a full round trip late (the emulator answers it at once): the first
+  // overshoot costs ~15 429s at 10/s, and recovering within seconds meets the limit every ~12 s.
+  it.effect("against a 600/min token bucket it holds 0.97 of the limit with under 4 % 429s", () =>
     Effect.gen(function* () {
       const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: true })
       const accept = tokenBucket(10)
@@ -264,8 +293,8 @@ describe("limiter with no rpm (rate discovery)", () => {
       )
       for (let s = 0; s < 120; s++) yield* TestClock.adjust(Duration.seconds(1))
       const after = log.filter((e) => e.at >= 60_000 && e.at < 120_000 && e.ok).length
-      expect(after / 60 / 10).toBeGreaterThanOrEqual(0.9)
-      expect(log.filter((e) => !e.ok).length / log.length).toBeLessThanOrEqual(0.02)
+      expect(after / 60 / 10).toBeGreaterThanOrEqual(0.97)
+      expect(log.filter((e) => !e.ok).length / log.length).toBeLessThanOrEqual(0.04)
       const found = limiter.discovered()!
       expect(found.suggestedRpm).toBeGreaterThan(540)
       expect(found.suggestedRpm).toBeLessThan(660)

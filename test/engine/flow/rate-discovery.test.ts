@@ -7,7 +7,7 @@ const acceptFor = (d: ReturnType<typeof makeRateDiscovery>, from: number, ms: nu
   let t = from
   while (t < from + ms) {
     d.onSuccess(t, t)
-    t += d.intervalMs()
+    t += d.intervalMs(t)
   }
   return t
 }
@@ -45,7 +45,7 @@ describe("rate discovery", () => {
     // Requests already sent when the first 429 came back: the same overshoot.
     expect(d.onRateLimited(2010, 1995)).toBe(false)
     expect(d.onRateLimited(2020, 1999)).toBe(false)
-    expect(d.state(2020).rpm).toBe(once)
+    expect(d.state(2020).rpm).toBeGreaterThanOrEqual(once) // recovering, not lowered
     expect(d.state(2020).decreases).toBe(1)
   })
 
@@ -53,28 +53,29 @@ describe("rate discovery", () => {
     const d = makeRateDiscovery({ initialRate: 10, decrease: 0.85 })
     acceptFor(d, 0, 2000)
     d.onRateLimited(2000, 1990)
-    const once = d.state(2000).rpm
+    const sent = d.state(2500).rpm // recovering: more than just after the decrease
     expect(d.onRateLimited(2500, 2100)).toBe(true)
-    expect(d.state(2500).rpm).toBeCloseTo(once * 0.85, 6)
+    expect(d.state(2500).rpm).toBeCloseTo(sent * 0.85, 6)
   })
 
-  it("after a decrease the rate climbs linearly: the increase share of the ceiling per second", () => {
-    const d = makeRateDiscovery({ initialRate: 10, increase: 0.01, decrease: 0.85, windowMs: 2000 })
-    for (let t = 0; t < 2000; t += 100) d.onSuccess(t, t) // accepted 10/s
+  it("after a 429 the rate is back where the 429 was met within recoverMs, not 30 s", () => {
+    const d = makeRateDiscovery({ initialRate: 100, decrease: 0.9, recoverMs: 3000, windowMs: 2000 })
+    for (let t = 0; t < 2000; t += 10) d.onSuccess(t, t) // the service accepted 100/s
     d.onRateLimited(2000, 2000)
-    const start = d.state(2000).rpm / 60 // 8.5/s, ceiling 10/s
-    const end = acceptFor(d, 2000, 10_000)
-    // +1 % of 10/s per second for 10 s: +1/s, whatever the number of successes.
-    expect(d.state(end).rpm / 60 - start).toBeCloseTo(1, 1)
+    expect(d.state(2000).rpm / 60).toBeCloseTo(90, 5)
+    // Fast at first, flat near where the limit most likely is.
+    expect(d.state(3000).rpm / 60).toBeGreaterThan(97)
+    expect(d.state(5000).rpm / 60).toBeCloseTo(100, 5)
+    expect(d.state(6000).rpm / 60).toBeLessThan(100.5)
   })
 
-  it("a rate well above the ceiling, reached with no 429, probes again", () => {
-    const d = makeRateDiscovery({ initialRate: 10, increase: 0.05, reprobeAbove: 1.2 })
-    for (let t = 0; t < 2000; t += 100) d.onSuccess(t, t)
+  it("with no 429 after recovering, the rate climbs faster and faster (a limit measured low is found again)", () => {
+    const d = makeRateDiscovery({ initialRate: 100, decrease: 0.9, recoverMs: 3000, windowMs: 2000 })
+    for (let t = 0; t < 2000; t += 10) d.onSuccess(t, t)
     d.onRateLimited(2000, 2000)
-    expect(d.state(2000).probing).toBe(false)
-    acceptFor(d, 2000, 10_000) // +50 % of the ceiling in 10 s
-    expect(d.state(12_000).probing).toBe(true)
+    // Two and three recoverMs past the plateau: +80 % and +270 %.
+    expect(d.state(11_000).rpm / 60).toBeCloseTo(180, 5)
+    expect(d.state(14_000).rpm / 60).toBeCloseTo(370, 5)
   })
 
   it("reports what the service accepted since the first 429 as the rate found, none while probing", () => {
