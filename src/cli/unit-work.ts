@@ -47,7 +47,8 @@ export const unitWork =
   (stop: Effect.Effect<void>, sharedRate?: SharedRate) =>
   (
     payload: UnitPayload,
-    progress: (read: () => UnitCounters) => void = () => undefined
+    progress: (read: () => UnitCounters) => void = () => undefined,
+    lost: Effect.Effect<void> = Effect.never
   ): Effect.Effect<UnitEnd, { readonly message: string }, Ledger> =>
     Effect.gen(function* () {
       const here = hostname()
@@ -72,7 +73,8 @@ export const unitWork =
         const endpoint = yield* ServiceEndpoint
         const settings = unitSettingsOf(job, pipeline, endpoint, {
           fingerprint: payload.fingerprint,
-          stop,
+          // This process stopping, or the unit given to another: requests in flight finish, no new one.
+          stop: Effect.race(stop, lost),
           retryFailed: payload.retryFailed,
           sharedRate
         })

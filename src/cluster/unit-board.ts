@@ -163,13 +163,19 @@ export const makeUnitBoard = (url: Redacted.Redacted<string>) =>
              WHERE run_id = $1 AND idx = $2 RETURNING attempts`,
           [runId, index, worker]
         ).pipe(Effect.map((rows) => Number(rows[0]?.attempts ?? 1))),
-      /** The worker still works on it, and has finished `progress` of its records. */
+      /**
+       * The worker still works on it, and has finished `progress` of its records. False when the
+       * unit is no longer this worker's (given to another after it was silent too long).
+       */
       heartbeat: (runId: number, index: number, worker: string, progress: number) =>
-        query(
-          "cannot record a heartbeat",
-          `UPDATE svc_batch_units SET heartbeat_at = now(), progress = $4
-             WHERE run_id = $1 AND idx = $2 AND worker = $3 AND state = 'active'`,
-          [runId, index, worker, progress]
+        Effect.map(
+          query(
+            "cannot record a heartbeat",
+            `UPDATE svc_batch_units SET heartbeat_at = now(), progress = $4
+               WHERE run_id = $1 AND idx = $2 AND worker = $3 AND state = 'active' RETURNING idx`,
+            [runId, index, worker, progress]
+          ),
+          (rows) => rows.length > 0
         ),
       /** Where a unit ends up (done, refused, aborted, failed, or queued again), with why; a done one with its counters. */
       settle: (runId: number, index: number, state: UnitState, message: string | null, counters?: UnitCounters) =>

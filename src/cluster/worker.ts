@@ -6,7 +6,7 @@
  * (this worker stopping: the unit is queued again at once for another); or failed (retried by
  * pg-boss while attempts remain). A stop takes no new unit and lets the current ones give back.
  */
-import { Duration, Effect, Fiber, Schedule, Schema } from "effect"
+import { Deferred, Duration, Effect, Fiber, Schedule, Schema } from "effect"
 import { hostname } from "node:os"
 import type { UnitCounters } from "../engine/run-stats.ts"
 import type { UnitBoard } from "./unit-board.ts"
@@ -33,7 +33,9 @@ export interface WorkerOptions<R> {
    */
   readonly work: (
     payload: UnitPayload,
-    progress: (read: () => UnitCounters) => void
+    progress: (read: () => UnitCounters) => void,
+    /** Completes when the unit is no longer this worker's: stop it as for a stop, give nothing back. */
+    lost: Effect.Effect<void>
   ) => Effect.Effect<UnitEnd, { readonly message: string }, R>
   /** Told of each unit's end (a log line). */
   readonly told?: (
@@ -79,14 +81,25 @@ export const runWorker = <R>(o: WorkerOptions<R>) =>
             const c = counters()
             return c === undefined ? 0 : c.done + c.failed
           }
+          // A heartbeat that finds the unit no longer ours (this process was silent too long, and the
+          // coordinator gave it to another): stop working it at once, or both would ask its records.
+          const lost = yield* Deferred.make<void>()
           const beat = yield* Effect.fork(
             Effect.suspend(() => o.board.heartbeat(runId, index, me, finished())).pipe(
+              Effect.flatMap((kept) => (kept ? Effect.void : Deferred.succeed(lost, undefined))),
               Effect.ignore,
               Effect.repeat(Schedule.spaced(Duration.millis(payload.heartbeatMs)))
             )
           )
-          const end = yield* Effect.either(o.work(payload, (read) => void (counters = read)))
+          const end = yield* Effect.either(o.work(payload, (read) => void (counters = read), Deferred.await(lost)))
           yield* Fiber.interrupt(beat)
+          if (yield* Deferred.isDone(lost)) {
+            // The unit is another worker's now (and its pg-boss job too): nothing to settle or give back.
+            yield* Effect.logWarning(
+              `run ${runId} unit ${index}: given to another worker while this one was silent; stopped here`
+            )
+            continue
+          }
           if (end._tag === "Left") {
             const reason = end.left.message
             // The last attempt: the unit fails for good (the coordinator stops the run); else pg-boss retries it at once.
