@@ -27,6 +27,10 @@ let half: string
 const HALF = RECORDS / 2
 let single: Array<Record<string, unknown>>
 
+/**
+ * A worker silent for 10 s has its unit given to another: long enough that a live worker starved
+ * of CPU on a loaded machine (its first unit loads the engine's modules) is not taken for dead.
+ */
 const jobFile = (dir: string, name: string, unitRecords = 500, from = input, rpm?: number) => {
   const job = join(dir, `${name}.yaml`)
   writeFileSync(
@@ -38,7 +42,7 @@ const jobFile = (dir: string, name: string, unitRecords = 500, from = input, rpm
       `input: { path: ${from}, id: id }`,
       "output: { path: out/r.jsonl }",
       `limits: { records: 16, concurrency: 16${rpm === undefined ? "" : `, rpm: { svc3-guard: ${rpm} }`} }`,
-      `cluster: { unitRecords: ${unitRecords}, staleSeconds: 3, retryLimit: 5 }`,
+      `cluster: { unitRecords: ${unitRecords}, staleSeconds: 10, retryLimit: 5 }`,
       ""
     ].join("\n")
   )
@@ -131,17 +135,15 @@ describe("run --cluster", () => {
         console.log(
           "sent more than once:",
           JSON.stringify(
-            twice
-              .slice(0, 6)
-              .map((l) =>
-                l.map((a) => ({
-                  port: a.port,
-                  sentAt: a.sentAt,
-                  answeredAt: a.answeredAt,
-                  status: a.status,
-                  key: a.key.slice(-50)
-                }))
-              )
+            twice.slice(0, 6).map((l) =>
+              l.map((a) => ({
+                port: a.port,
+                sentAt: a.sentAt,
+                answeredAt: a.answeredAt,
+                status: a.status,
+                key: a.key.slice(-50)
+              }))
+            )
           ),
           run.err().slice(-3000)
         )
@@ -190,7 +192,7 @@ describe("run --cluster", () => {
       await victim.exited
       // In flight in it: what it sent (the proxy may still be reading it: a moment for that) for a
       // record whose outcome it had not committed when it died. Its units go to another worker only
-      // after its heartbeat lapses (3 s), so the ledger read here is what it left.
+      // after its heartbeat lapses (10 s), so the ledger read here is what it left.
       await sleep(200)
       const done = await doneOrdinals(url)
       let n = 0
