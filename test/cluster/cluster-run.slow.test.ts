@@ -190,10 +190,11 @@ describe("run --cluster", () => {
       const ports = clientPorts(victim.child.pid!)
       victim.child.kill("SIGKILL")
       await victim.exited
-      // In flight in it: what it sent (the proxy may still be reading it: a moment for that) for a
+      // In flight in it: what it sent (the proxy, in this busy process, may still be reading it: two
+      // seconds for that, well inside the 10 s before its units go to another worker) for a
       // record whose outcome it had not committed when it died. Its units go to another worker only
       // after its heartbeat lapses (10 s), so the ledger read here is what it left.
-      await sleep(200)
+      await sleep(2000)
       const done = await doneOrdinals(url)
       let n = 0
       for (const s of posts(proxy.sent))
