@@ -181,13 +181,21 @@ describe("run --cluster", () => {
     const kills: Array<{ after: number; inFlight: number }> = []
     for (let i = 0; i < 3; i++) {
       const victim = worker(url)
+      // Every port it ever connects from (its client opens and closes connections as it goes): a
+      // request sent on a connection opened after one look at its sockets is still its own.
+      const ports = new Set<number>()
+      const look = () => {
+        for (const p of clientPorts(victim.child.pid!)) ports.add(p)
+      }
+      const looking = setInterval(look, 5)
       // Once it sends requests of its first unit, a random moment within the next second.
       await sending(victim).catch((e) => {
         throw new Error(`kill ${i}: ${e}\nRUN ${run.out()} ${run.err()}\nOTHER ${other.err()}`)
       })
       const after = Math.floor(Math.random() * 1000)
       await sleep(after)
-      const ports = clientPorts(victim.child.pid!)
+      clearInterval(looking)
+      look()
       victim.child.kill("SIGKILL")
       await victim.exited
       // In flight in it: what it sent (the proxy, in this busy process, may still be reading it: two
