@@ -132,7 +132,10 @@ describe("protected spans through the emulator", () => {
           for (const r of p.requests) for (const s of spans) if (s.length > 4) expect(r.text).not.toContain(s)
           const [row] = p.assemble(p.requests.map((r) => emulate(r.text, from, to)))
           const out = String(row![`t_${to}`])
-          for (const s of new Set(spans)) expect(count(out, s)).toBeGreaterThanOrEqual(count(source, s))
+          // As many copies as the source has spans of it (a span's text may also occur in the source
+          // where it is no span, e.g. sharing its backtick with the span before: that text is translated).
+          for (const s of new Set(spans))
+            expect(count(out, s)).toBeGreaterThanOrEqual(spans.filter((t) => t === s).length)
           if (!String(row!.translate_warnings ?? "").includes("moved")) {
             let at = 0
             for (const s of spans) {
