@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { createServer, request, type Server } from "node:http"
+import type { Socket } from "node:net"
 
 export interface Sent {
   /** `METHOD path body` */
@@ -15,11 +16,19 @@ export interface Sent {
   status?: number
   /** When the answer was passed on in full (undefined: never, e.g. the client died first). */
   answeredAt?: number
+  /** The sending process, when it was one `track`ed by the proxy when it connected. */
+  readonly pid?: number
 }
 
 export interface CountingProxy {
   readonly url: string
   readonly sent: Array<Sent>
+  /**
+   * Attribute the requests of process `pid` to it: each new connection is matched to a tracked
+   * process as it is accepted, while the client is still alive and its socket open (looking at a
+   * process's sockets from time to time misses connections opened and closed between two looks).
+   */
+  readonly track: (pid: number) => void
   readonly close: () => Promise<void>
 }
 
@@ -27,6 +36,8 @@ export const countingProxy = (target: string) =>
   new Promise<CountingProxy>((resolve) => {
     const to = new URL(target)
     const sent: Array<Sent> = []
+    const tracked = new Set<number>()
+    const owners = new WeakMap<Socket, number>()
     const server: Server = createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (c: Buffer) => chunks.push(c))
@@ -34,7 +45,8 @@ export const countingProxy = (target: string) =>
         const one: Sent = {
           key: `${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`,
           port: req.socket.remotePort ?? 0,
-          sentAt: Date.now()
+          sentAt: Date.now(),
+          pid: owners.get(req.socket)
         }
         sent.push(one)
         res.on("finish", () => {
@@ -52,12 +64,18 @@ export const countingProxy = (target: string) =>
       out.on("error", () => res.destroy())
       req.pipe(out)
     })
+    server.on("connection", (socket: Socket) => {
+      if (tracked.size === 0 || socket.remotePort === undefined) return
+      const pid = ownerOf(socket.remotePort, tracked)
+      if (pid !== undefined) owners.set(socket, pid)
+    })
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
       const port = typeof address === "object" && address !== null ? address.port : 0
       resolve({
         url: `http://127.0.0.1:${port}`,
         sent,
+        track: (pid) => void tracked.add(pid),
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()
@@ -84,15 +102,7 @@ export const paidTwice = (sent: ReadonlyArray<Sent>) => {
  * /proc/net/tcp maps inodes to ports), so requests the proxy saw can be told apart by process.
  */
 export const clientPorts = (pid: number): Set<number> => {
-  const inodes = new Set<string>()
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
-      if (m) inodes.add(m[1]!)
-    } catch {
-      // The fd closed while listed.
-    }
-  }
+  const inodes = socketInodes(pid)
   const ports = new Set<number>()
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     let lines: Array<string>
@@ -107,4 +117,44 @@ export const clientPorts = (pid: number): Set<number> => {
     }
   }
   return ports
+}
+
+/** The socket inodes among process `pid`'s fds (empty once it is gone). */
+const socketInodes = (pid: number): Set<string> => {
+  const inodes = new Set<string>()
+  let fds: Array<string>
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return inodes
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
+      if (m) inodes.add(m[1]!)
+    } catch {
+      // The fd closed while listed.
+    }
+  }
+  return inodes
+}
+
+/** Which of `pids` holds the loopback socket whose local port is `port` (a client's end). */
+const ownerOf = (port: number, pids: ReadonlySet<number>): number | undefined => {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0")
+  const inodes = new Set<string>()
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let lines: Array<string>
+    try {
+      lines = readFileSync(table, "utf8").split("\n").slice(1)
+    } catch {
+      continue
+    }
+    for (const line of lines) {
+      const cols = line.trim().split(/\s+/)
+      if (cols.length > 9 && cols[1]!.endsWith(`:${hex}`)) inodes.add(cols[9]!)
+    }
+  }
+  for (const pid of pids) for (const inode of socketInodes(pid)) if (inodes.has(inode)) return pid
+  return undefined
 }
