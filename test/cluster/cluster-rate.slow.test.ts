@@ -71,6 +71,8 @@ describe("a cluster run at the service's limit", () => {
       spawnCli(["worker", "--cluster", url, "--concurrency", "2", "--poll-ms", "100"], env)
     )
     const run = spawnCli(["run", job, "--cluster", url], env)
+    // Each request's sender, for the failure's account below.
+    for (const p of [...workers, run]) proxy.track(p.child.pid!)
     const code = await Promise.race([run.exited, sleep(200_000, "timeout")])
     if (code !== 0) console.log(run.out(), run.err())
     expect(code).toBe(0)
@@ -93,7 +95,10 @@ describe("a cluster run at the service's limit", () => {
       const twice = [...byKey.values()].filter((l) => l.filter((a) => a.status === 200).length > 1)
       console.log(
         "answered twice:",
-        JSON.stringify(twice.slice(0, 5).map((l) => l.map((a) => ({ ...a, key: a.key.slice(-60) }))))
+        JSON.stringify(twice.slice(0, 5).map((l) => l.map((a) => ({ ...a, key: a.key.slice(-60) })))),
+        JSON.stringify({ pids: [...workers, run].map((p) => p.child.pid) }),
+        ...workers.map((w) => w.err().slice(-1500)),
+        run.err().slice(-1500)
       )
     }
     // Each request answered once: as many accepted as records, all distinct.
