@@ -273,15 +273,22 @@ export const openHnswSearcher = (
     const row = db.prepare<[number], Record<string, unknown>>(
       `SELECT key, record_key, text${meta.map((m) => `, ${quote(m)}`).join("")} FROM ${labels} WHERE label = ?`
     )
+    // The graph walk can reach fewer rows than asked for (after removals, or near k = all rows):
+    // then the exact scan answers, so a search never silently returns short.
+    let exact: StoreSearcher | undefined
     return {
       exact: false,
       search: (vector, k) => {
         if (index === undefined || index.size() === 0 || k < 1) return []
-        const found = index.search(asFloat32(vector), Math.min(k, index.size()), 1)
-        return Array.from(found.keys, (label, i) => {
+        const wanted = Math.min(k, index.size())
+        const found = index.search(asFloat32(vector), wanted, 1)
+        const hits = Array.from(found.keys, (label, i) => {
           const r = row.get(Number(label))
           return r === undefined ? undefined : toHit(r, meta, found.distances[i]!)
         }).filter((h) => h !== undefined)
+        if (hits.length >= wanted) return hits
+        exact ??= openStoreSearcher(settings, db)
+        return exact.search(vector, k)
       },
       close: () => db.close()
     }

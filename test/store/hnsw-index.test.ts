@@ -80,6 +80,29 @@ describe("hnsw index beside sqlite-vec", () => {
     expect(recallAt10(store, clusteredVectors(30, 4))).toBeGreaterThanOrEqual(0.95)
   }, 60_000)
 
+  it("k at or above the rows after half were removed: every live row, never a removed one", () => {
+    // usearch's graph walk, with half its nodes removed, can reach fewer rows than asked for (the
+    // index is built on several threads, so not on every run: 1 run in 3-4 here without the fallback).
+    const store = settings(tempDir())
+    const vectors = clusteredVectors(5000, 7)
+    pass(store, vectors)
+    pass(
+      store,
+      vectors.map((v, i) => (i % 2 === 0 ? v : undefined))
+    )
+    const searcher = openHnswSearcher(store)
+    try {
+      expect(searcher.exact).toBe(false)
+      for (const q of clusteredVectors(5, 8)) {
+        const keys = searcher.search([...q], 3000).map((h) => h.key)
+        expect(new Set(keys).size).toBe(2500)
+        expect(new Set(keys)).toEqual(new Set(searchStore(store, [...q], 3000).map((h) => h.key)))
+      }
+    } finally {
+      searcher.close()
+    }
+  }, 60_000)
+
   it("hits carry the row's distance, text, record key and metadata, as the exact scan gives them", () => {
     const store = { ...settings(tempDir()), metadata: ["lang"] }
     const vectors = randomVectors(200, 5)
@@ -117,12 +140,11 @@ describe("hnsw index beside sqlite-vec", () => {
         expect(searcher.search([...moved[i]!], 1)[0]).toMatchObject({ key: `r${i}` })
         expect(searcher.search([...before[i]!], 1)[0]!.distance).toBeGreaterThan(0.01)
       }
-      // A removed row is never answered, even when asked for every row. (The graph search is
-      // approximate and built on several threads: it may miss a few live rows, never a removed one.)
+      // Asked for every row: every live row, never a removed one (where the graph walk reaches
+      // fewer, the exact scan answers).
       const all = searcher.search([...before[260]!], 300)
       expect(all.some((h) => Number(h.key.slice(1)) >= 250)).toBe(false)
-      expect(new Set(all.map((h) => h.key)).size).toBe(all.length)
-      expect(all.length).toBeGreaterThanOrEqual(250 * 0.95)
+      expect(new Set(all.map((h) => h.key)).size).toBe(250)
     } finally {
       searcher.close()
     }
