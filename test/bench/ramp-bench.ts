@@ -9,7 +9,8 @@
  *   no rpm and with `limits.rpm` pinned far above what is reached (no ramp), interleaved: the time
  *   the ramp loses (best of two each);
  * - small: a 20-record job against an unlimited emulator (latency 100 ± 50 ms), median of 5 wall
- *   times interleaved with the SDK + p-limit peer script (test/bench/peers/sdk-plimit-peer.mjs).
+ *   times interleaved with the SDK + p-limit peer script (test/bench/peers/sdk-plimit-peer.mjs);
+ *   BENCH_BEFORE_BIN=<another checkout's src/cli/bin.mjs> interleaves that bin too (before/after).
  *   npm run bench:ramp [-- limited|cold|small] [-- --cold 50000]
  */
 import { spawn } from "node:child_process"
@@ -61,8 +62,9 @@ const run = (command: string, argv: ReadonlyArray<string>, env: Record<string, s
       code === 0 ? resolve((performance.now() - t0) / 1000) : reject(new Error(`${argv.join(" ")}: ${code}\n${stderr}`))
     )
   })
-const runJob = (job: string, url: string) =>
-  run(BIN, ["run", job, "--state", `${job}.sqlite`], { SVC_BASE_URL: url, SVC_API_KEY: KEY })
+const BEFORE_BIN = process.env.BENCH_BEFORE_BIN
+const runJob = (job: string, url: string, bin = BIN) =>
+  run(bin, ["run", job, "--state", `${job}.sqlite`], { SVC_BASE_URL: url, SVC_API_KEY: KEY })
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const rows: Array<string> = []
 const row = (r: string) => {
@@ -119,12 +121,17 @@ if (wanted("cold")) {
 
 if (wanted("small")) {
   const emu = await startEmulator({ apiKey: KEY, latencyMs: 100, jitterMs: 50 })
-  const times = { svc: [] as Array<number>, peer: [] as Array<number> }
+  const times = { svc: [] as Array<number>, peer: [] as Array<number>, before: [] as Array<number> }
   for (let i = 0; i < 5; i++) {
     sampleLoad()
     const input = join(dir, `small-${i}.jsonl`)
     await writeCorpus(input, 20, `s${i}`)
     times.svc.push(await runJob(writeJob(`small-${i}`, input, ""), emu.url))
+    if (BEFORE_BIN !== undefined) {
+      const beforeInput = join(dir, `small-before-${i}.jsonl`)
+      await writeCorpus(beforeInput, 20, `b${i}`)
+      times.before.push(await runJob(writeJob(`small-before-${i}`, beforeInput, ""), emu.url, BEFORE_BIN))
+    }
     const peerInput = join(dir, `small-peer-${i}.jsonl`)
     await writeCorpus(peerInput, 20, `p${i}`)
     times.peer.push(await run(process.execPath, [PEER, emu.url, KEY, peerInput, join(dir, `peer-${i}.out`), "32"]))
@@ -135,6 +142,12 @@ if (wanted("small")) {
   row(
     `| 20-record job, unlimited service, latency 100 ± 50 ms | svc-batch ${svc.toFixed(2)} s | SDK + p-limit ${peer.toFixed(2)} s | **${(svc / peer).toFixed(2)}×** (medians of 5, interleaved) |`
   )
+  if (BEFORE_BIN !== undefined) {
+    const before = median(times.before)
+    row(
+      `| 20-record job, before (${BEFORE_BIN}) | svc-batch ${before.toFixed(2)} s | SDK + p-limit ${peer.toFixed(2)} s | ${(before / peer).toFixed(2)}× (same runs, interleaved) |`
+    )
+  }
 }
 
 console.log(

@@ -96,6 +96,9 @@ export const makeLimiter = (settings: LimiterSettings) =>
             initialBurst: discoverySettings.initialBurst
           })
 
+    // Slow start's answer credits left (rate-discovery.ts): spent while probing, one per success.
+    let answerCredits = discoverySettings.initialBurst
+
     /** Hands free slots (under the current cap) to waiting workers, oldest first. */
     const grantNow = () => {
       line.handOn(
@@ -238,6 +241,11 @@ export const makeLimiter = (settings: LimiterSettings) =>
             ? Effect.map(Clock.currentTimeMillis, (now) => {
                 lastEventAt = now
                 discovery.onSuccess(now, startedAt ?? now)
+                // Probing: an answer earns one more start at once, while credits last.
+                if (answerCredits > 0 && discovery.probing()) {
+                  answerCredits--
+                  ratePacer!.credit()
+                }
                 // Probing raised the rate: the head of the line starts sooner.
                 ratePacer!.repace(now)
               })

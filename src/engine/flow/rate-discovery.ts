@@ -2,10 +2,11 @@
  * Rate discovery: with no `limits.rpm` (the spec publishes no numeric limits), the limiter learns
  * a sustainable request rate for a model from the 429s it meets, and paces starts to it.
  *
- * - Probing (slow start): the first `initialBurst` starts go out at once (rate-pacer.ts), then the
- *   rate starts at `initialRate` and grows by `probeGain` per success (so by probeGain × rate per
- *   second while every request is accepted: it doubles every ~ln 2 / probeGain seconds). An
- *   unlimited service is thus reached in seconds.
+ * - Probing (slow start): the first `initialBurst` starts go out at once (rate-pacer.ts), and one
+ *   more at each of the first `initialBurst` answers (as TCP's first window doubles in a round
+ *   trip: only answers earn them). Beside those, the rate starts at `initialRate` and grows by
+ *   `probeGain` per success (so by probeGain × rate per second while every request is accepted:
+ *   it doubles every ~ln 2 / probeGain seconds). An unlimited service is thus reached in seconds.
  * - A 429 (at most once per overshoot: one for a request started before the last decrease is the
  *   same overshoot, already answered) measures the rate the service *accepted* over the last
  *   `window` (successes started in it): while it rejects some requests, what it accepts is its
@@ -138,6 +139,8 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
   }
 
   return {
+    /** No 429 met yet. */
+    probing: () => probing,
     /** Milliseconds between starts at the rate at `now`. */
     intervalMs: (now: number) => 1000 / advance(now),
     /** A request started at `startedAt` was answered. */

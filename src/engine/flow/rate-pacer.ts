@@ -9,7 +9,10 @@
  * - `slackMs`: time lost (a timer woken late, a busy event loop) is made up by starting at once,
  *   up to this much of it: under CPU starvation the pace is kept, not lost, yet after idle time
  *   the burst stays small.
- * - `initialBurst`: the first starts go out at once (a 20-record job is not paced at all).
+ * - `initialBurst`: the first starts go out at once; then, while probing, each of the first as many
+ *   answers lets one more go at once (`credit`: slow start, rate-discovery.ts). So a 20-record
+ *   job is not paced at all (issue 29: its last ten, paced, cost ~0.3 s of a ~1 s run), and a
+ *   service that does not answer is sent no more.
  *
  * All timing goes through Effect's Clock (TestClock in tests).
  */
@@ -34,6 +37,8 @@ export interface RatePacer {
   readonly repace: (now: number) => void
   /** The rate fell or a pause began: the next start is one interval from `now` (nothing made up). */
   readonly restart: (now: number) => void
+  /** One more start at once (an answer while probing); a restart takes back those not used. */
+  readonly credit: () => void
 }
 
 export const makeRatePacer = (settings: RatePacerSettings): RatePacer => {
@@ -113,6 +118,10 @@ export const makeRatePacer = (settings: RatePacerSettings): RatePacer => {
     restart: (now) => {
       last = Math.max(last, now)
       burst = 0
+      wake?.()
+    },
+    credit: () => {
+      burst++
       wake?.()
     }
   }

@@ -252,6 +252,60 @@ describe("limiter with no rpm (rate discovery)", () => {
     })
   )
 
+  // Slow start: the initial burst's answers earn as many more starts at once (issue 29: a
+  // 20-record job against a service that accepts everything is not paced; it was ~0.3 s).
+  it.effect(
+    "while the service accepts, 20 requests are not paced: ten at once, ten as the first ten are answered",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: true })
+        const starts: Array<number> = []
+        const attempt = Effect.flatMap(Clock.currentTimeMillis, (t) =>
+          Effect.zipRight(
+            Effect.sync(() => starts.push(t)),
+            Effect.sleep(Duration.millis(100))
+          )
+        )
+        const events = { onRetry: () => {}, on429: () => {} }
+        yield* Effect.fork(
+          Effect.forEach(Array.from({ length: 20 }), () => withRetry(limiter, defaultRetryPolicy, events, attempt), {
+            concurrency: "unbounded",
+            discard: true
+          })
+        )
+        yield* TestClock.adjust(Duration.millis(100))
+        expect(starts).toEqual([...Array(10).fill(0), ...Array(10).fill(100)])
+      })
+  )
+
+  it.effect("after a 429, answers earn no starts at once: the rest is paced", () =>
+    Effect.gen(function* () {
+      const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: true })
+      let first = true
+      const starts: Array<number> = []
+      const attempt = Effect.gen(function* () {
+        starts.push(yield* Clock.currentTimeMillis)
+        yield* Effect.sleep(Duration.millis(100))
+        if (first) {
+          first = false
+          return yield* Effect.fail(rateLimited)
+        }
+        return "ok"
+      })
+      const events = { onRetry: () => {}, on429: () => {} }
+      yield* Effect.fork(
+        Effect.forEach(Array.from({ length: 20 }), () => withRetry(limiter, defaultRetryPolicy, events, attempt), {
+          concurrency: "unbounded",
+          discard: true
+        })
+      )
+      yield* TestClock.adjust(Duration.millis(100))
+      // The 429 came first (its answer at 100 ms), before the nine successes: none earns a start,
+      // only the rate's (10/s) is due then.
+      expect(starts.filter((t) => t === 100)).toHaveLength(1)
+    })
+  )
+
   it.effect("a short Retry-After delays only the rejected request; the others go on", () =>
     Effect.gen(function* () {
       const limiter = yield* makeLimiter({ maxConcurrency: 4, discover: true })
@@ -272,7 +326,10 @@ describe("limiter with no rpm (rate discovery)", () => {
 
   // The 429 here comes back a full round trip late (the emulator answers it at once): the first
   // overshoot costs ~15 429s at 10/s, and recovering within seconds meets the limit every ~12 s.
-  it.effect("against a 600/min token bucket it holds 0.97 of the limit with under 4 % 429s", () =>
+  // Slow start's answer credits send ten more into this bucket of ten at the start: 53 429s of
+  // 1,261 requests (4.2 %), against 44 of 1,252 without them — the price, once per run and only
+  // where a second's burst is under 20, of not pacing a 20-record job (issue 29).
+  it.effect("against a 600/min token bucket it holds 0.97 of the limit with under 4.5 % 429s", () =>
     Effect.gen(function* () {
       const limiter = yield* makeLimiter({ maxConcurrency: 32, discover: true })
       const accept = tokenBucket(10)
@@ -294,7 +351,7 @@ describe("limiter with no rpm (rate discovery)", () => {
       for (let s = 0; s < 120; s++) yield* TestClock.adjust(Duration.seconds(1))
       const after = log.filter((e) => e.at >= 60_000 && e.at < 120_000 && e.ok).length
       expect(after / 60 / 10).toBeGreaterThanOrEqual(0.97)
-      expect(log.filter((e) => !e.ok).length / log.length).toBeLessThanOrEqual(0.04)
+      expect(log.filter((e) => !e.ok).length / log.length).toBeLessThanOrEqual(0.045)
       const found = limiter.discovered()!
       expect(found.suggestedRpm).toBeGreaterThan(540)
       expect(found.suggestedRpm).toBeLessThan(660)

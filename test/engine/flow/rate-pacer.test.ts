@@ -65,6 +65,28 @@ describe("rate pacer", () => {
     })
   )
 
+  it.effect("a credit lets one more start go at once, waking the head; a restart takes back the unused ones", () =>
+    Effect.gen(function* () {
+      const pacer = pacerAt(() => 1, { initialBurst: 1 })
+      const starts: Array<number> = []
+      yield* startAll(pacer.pace, 3, starts)
+      yield* TestClock.adjust(Duration.millis(10))
+      pacer.credit()
+      yield* TestClock.adjust(Duration.millis(10))
+      expect(starts).toEqual([0, 10]) // the third waits for its interval (1 s after the last start)
+      pacer.credit()
+      yield* TestClock.adjust(Duration.millis(10))
+      expect(starts).toEqual([0, 10, 20])
+      pacer.credit()
+      pacer.restart(yield* Clock.currentTimeMillis)
+      yield* startAll(pacer.pace, 1, starts)
+      yield* TestClock.adjust(Duration.millis(999))
+      expect(starts).toEqual([0, 10, 20])
+      yield* TestClock.adjust(Duration.millis(1))
+      expect(starts).toEqual([0, 10, 20, 1030])
+    })
+  )
+
   it.effect("time lost to a late start is made up within the slack, no more", () =>
     Effect.gen(function* () {
       const pacer = pacerAt(() => 100, { slackMs: 30 })
