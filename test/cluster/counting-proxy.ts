@@ -29,6 +29,8 @@ export interface CountingProxy {
    * process's sockets from time to time misses connections opened and closed between two looks).
    */
   readonly track: (pid: number) => void
+  /** The client ports of the connections open now (a dead client's close as the proxy reads their end). */
+  readonly openPorts: () => Set<number>
   readonly close: () => Promise<void>
 }
 
@@ -64,7 +66,10 @@ export const countingProxy = (target: string) =>
       out.on("error", () => res.destroy())
       req.pipe(out)
     })
+    const open = new Set<Socket>()
     server.on("connection", (socket: Socket) => {
+      open.add(socket)
+      socket.on("close", () => open.delete(socket))
       if (tracked.size === 0 || socket.remotePort === undefined) return
       const pid = ownerOf(socket.remotePort, tracked)
       if (pid !== undefined) owners.set(socket, pid)
@@ -76,6 +81,7 @@ export const countingProxy = (target: string) =>
         url: `http://127.0.0.1:${port}`,
         sent,
         track: (pid) => void tracked.add(pid),
+        openPorts: () => new Set([...open].map((s) => s.remotePort ?? 0)),
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()
