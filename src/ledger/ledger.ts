@@ -77,6 +77,19 @@ export interface StoredRecord {
   readonly outcome: RecordOutcome
 }
 
+/**
+ * A record as stored, not decoded: its outcome's JSON text (`output` when done, `error` when
+ * failed), as both adapters write it for the same outcome, so two records' texts can be compared
+ * as they are and only those that need it decoded (`toOutcome` in outcome-codec.ts).
+ */
+export interface StoredRecordText {
+  readonly ordinal: number
+  readonly key: string
+  readonly status: RecordStatus
+  readonly output: string | null
+  readonly error: string | null
+}
+
 /** A stored answer as read, before its Schema decodes it. */
 export type StoredAnswer = string | Uint8Array
 
@@ -122,6 +135,12 @@ export interface LedgerService {
     fromOrdinal: number,
     limit: number
   ) => Effect.Effect<ReadonlyArray<StoredRecord & { readonly ordinal: number }>>
+  /** `records`' page as stored: each outcome's JSON text, not decoded (the report compares runs by it). */
+  readonly recordTexts: (
+    runId: number,
+    fromOrdinal: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<StoredRecordText>>
   readonly putRecord: (
     runId: number,
     ordinal: number,

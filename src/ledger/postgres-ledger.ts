@@ -23,7 +23,8 @@ import {
   type LedgerError,
   type LedgerService,
   type RecordStatus,
-  type StoredAnswer
+  type StoredAnswer,
+  type StoredRecordText
 } from "./ledger.ts"
 import { redactUrl } from "./ledger-url.ts"
 import { encodeStats, type RecordRow, type RunRow, statusTable, toOutcome, toRun } from "./outcome-codec.ts"
@@ -176,6 +177,15 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
         ).pipe(Effect.map((res) => (res.rows[0] === undefined ? undefined : storedOf(res.rows[0]))))
       })
 
+    const recordTexts = (runId: number, fromOrdinal: number, limit: number) =>
+      read("read failed", () =>
+        query<StoredRecordText>({
+          name: "svc-batch-records",
+          text: "SELECT ordinal, status, key, output, error FROM records WHERE run_id = $1 AND ordinal >= $2 ORDER BY ordinal LIMIT $3",
+          values: [runId, fromOrdinal, limit]
+        })
+      ).pipe(Effect.map((res): ReadonlyArray<StoredRecordText> => res.rows))
+
     const sizeOf = (on: PoolClient | Pool) =>
       query<{ bytes: number }>(
         {
@@ -291,15 +301,10 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
           })
         ),
       records: (runId, fromOrdinal, limit) =>
-        read("read failed", () =>
-          query<RecordRow & { ordinal: number }>({
-            name: "svc-batch-records",
-            text: "SELECT ordinal, status, key, output, error FROM records WHERE run_id = $1 AND ordinal >= $2 ORDER BY ordinal LIMIT $3",
-            values: [runId, fromOrdinal, limit]
-          })
-        ).pipe(
-          Effect.map((res) => res.rows.map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) })))
+        Effect.map(recordTexts(runId, fromOrdinal, limit), (rows) =>
+          rows.map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))
         ),
+      recordTexts,
       recordStatuses: (runId) =>
         read("read failed", async () => {
           // In pages along the primary key, as arrays: a million records never sit in memory as row objects.

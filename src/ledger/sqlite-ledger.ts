@@ -19,7 +19,8 @@ import {
   LedgerError,
   type LedgerService,
   type RecordStatus,
-  type StoredAnswer
+  type StoredAnswer,
+  type StoredRecordText
 } from "./ledger.ts"
 import { migrations } from "./migrations.ts"
 import {
@@ -120,7 +121,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
       record: db.prepare<[number, number], RecordRow>(
         "SELECT status, key, output, error FROM records WHERE run_id = ? AND ordinal = ?"
       ),
-      records: db.prepare<[number, number, number], RecordRow & { ordinal: number }>(
+      records: db.prepare<[number, number, number], StoredRecordText>(
         "SELECT ordinal, status, key, output, error FROM records WHERE run_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?"
       ),
       putRecord: db.prepare(
@@ -309,6 +310,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
             .all(runId, fromOrdinal, limit)
             .map((row) => ({ ordinal: row.ordinal, key: row.key, outcome: toOutcome(row) }))
         ),
+      recordTexts: (runId, fromOrdinal, limit) => Effect.sync(() => q.records.all(runId, fromOrdinal, limit)),
       putRecord: (runId, ordinal, key, outcome) => Effect.suspend(() => write(recordOp(runId, ordinal, key, outcome))),
       putRecords: (runId, records) =>
         Effect.try({

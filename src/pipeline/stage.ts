@@ -49,10 +49,20 @@ export interface StageRequest<A = unknown> {
 }
 
 /** A request with its content key computed. */
-export const makeRequest = <A>(spec: Omit<StageRequest<A>, "key">): StageRequest<A> => ({
-  ...spec,
-  key: contentKey(spec)
-})
+export const makeRequest = <A>(spec: Omit<StageRequest<A>, "key">): StageRequest<A> => {
+  // Field by field, not `{ ...spec, key }`: a request per record on a warm rerun, and on Node 20
+  // the spread took ~1 µs of it (0.06 µs so).
+  const request: StageRequest<A> = {
+    endpoint: spec.endpoint,
+    model: spec.model,
+    params: spec.params,
+    text: spec.text,
+    key: contentKey(spec),
+    answer: spec.answer,
+    send: spec.send
+  }
+  return spec.label === undefined ? request : { ...request, label: spec.label }
+}
 
 export interface Prepared {
   readonly requests: ReadonlyArray<StageRequest>

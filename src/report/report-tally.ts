@@ -124,7 +124,8 @@ export const makeReportTally = (options: TallyOptions, withInput: boolean): Repo
     if (typeof verdict !== "string") return
     moderated++
     tally(verdicts, verdict)
-    const codes = codesOf(row[categoriesColumn])
+    // A safe record's categories are never read (most records of a run are safe).
+    const codes = verdict === "safe" ? [] : codesOf(row[categoriesColumn])
     if (options.breakdown !== undefined && fields !== undefined) {
       const value = String(fields[options.breakdown] ?? "(none)")
       const b = breakdown.get(value) ?? { records: 0, harmful: 0 }

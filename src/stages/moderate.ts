@@ -13,7 +13,7 @@ import { chunkText } from "./chunking.ts"
 import type { Condition } from "../pipeline/condition.ts"
 import { defineStageType, FieldList } from "../pipeline/stage-type.ts"
 import { fieldText } from "./text-field.ts"
-import { makeRequest, prepared, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
+import { makeRequest, prepared, type Row, type Stage, StageInputError, type StageRequest } from "../pipeline/stage.ts"
 
 export interface ModerateOptions {
   /** Text fields to judge (all of them; missing fields fail the record). */
@@ -29,6 +29,8 @@ export interface ModerateOptions {
 }
 
 const MAX_VERDICT_TOKENS = 64
+/** Assembled rows kept by the guard's text (a few hundred bytes each). */
+const ROWS_KEPT = 256
 /** Records with no text to judge (the stage's counter, shown as `moderate empty N`). */
 export const EMPTY = "moderate_empty"
 
@@ -58,6 +60,21 @@ export const moderate = (options: ModerateOptions): Stage => {
         )
       }
     })
+
+  // A record judged in one call (nearly every one) has the row of its guard's text, and a run
+  // meets few distinct texts ("safe", a handful of harmful codes): rows kept by text, a bounded
+  // number, so a warm rerun does not parse the same verdict once per record. Rows are never changed.
+  const byText = new Map<string, Row>()
+  const assembleOne = (raw: string): ReadonlyArray<Row> => {
+    let row = byText.get(raw)
+    if (row === undefined) {
+      row = assemble([raw])[0]!
+      if (byText.size >= ROWS_KEPT) byText.clear()
+      byText.set(raw, row)
+    }
+    return [row]
+  }
+  const assembleFirst = (answers: ReadonlyArray<string>) => assembleOne(answers[0]!)
 
   const assemble = (answers: ReadonlyArray<string>) => {
     const codes = new Set<CategoryCode>()
@@ -107,7 +124,7 @@ export const moderate = (options: ModerateOptions): Stage => {
         return prepared(requests, () => [{ [out.verdict]: "empty", [out.categories]: "", [out.raw]: "" }], {
           [EMPTY]: 1
         })
-      return prepared(requests, assemble)
+      return prepared(requests, requests.length === 1 ? assembleFirst : assemble)
     }
   }
 }

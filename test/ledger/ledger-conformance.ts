@@ -9,6 +9,7 @@ import { Effect, Option, Schema, type Scope } from "effect"
 import { emptyStats } from "../../src/engine/run-stats.ts"
 import { decodeAnswer } from "../../src/ledger/answer-codec.ts"
 import type { LedgerService, RecordOutcome } from "../../src/ledger/ledger.ts"
+import { toOutcome } from "../../src/ledger/outcome-codec.ts"
 import { Float32Vector } from "../../src/ledger/stored.ts"
 
 export interface OpenOptions {
@@ -267,6 +268,38 @@ export const ledgerConformance = (name: string, subject: LedgerSubject) =>
           [8, "k8", done([], { o: 8 })]
         ])
       })
+    )
+
+    it.scopedLive(
+      "pages through a run's records as stored text: equal outcomes, equal text; each decodes to its outcome",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* fresh()
+          const run = yield* ledger.startRun("job", "fp")
+          const harmful = done(["ka"], { verdict: "harmful", categories: "T2,T9", note: 'é "q"' })
+          yield* ledger.putRecord(run, 0, "a", harmful)
+          yield* ledger.putRecord(run, 1, "b", failed)
+          yield* ledger.putRecord(run, 2, "c", done(["kc"], { verdict: "safe" }))
+          yield* ledger.putRecord(run + 1, 0, "a", harmful)
+          yield* ledger.putRecord(run + 1, 2, "c", done(["kc2"], { verdict: "safe" }))
+          yield* ledger.flush
+          const page = yield* ledger.recordTexts(run, 0, 2)
+          expect(page.map((r) => [r.ordinal, r.key, r.status])).toEqual([
+            [0, "a", "done"],
+            [1, "b", "failed"]
+          ])
+          expect(page[0]!.error).toBeNull()
+          expect(page[1]!.output).toBeNull()
+          expect(page.map((r) => toOutcome(r))).toEqual([harmful, failed])
+          const [a, , c] = yield* ledger.recordTexts(run, 0, 10)
+          const [a2, c2] = yield* ledger.recordTexts(run + 1, 0, 10)
+          expect(a2!.output).toBe(a!.output)
+          expect(c2!.output).not.toBe(c!.output)
+          // The same page `records` decodes.
+          expect((yield* ledger.records(run, 1, 10)).map((r) => [r.ordinal, r.key, r.outcome])).toEqual(
+            (yield* ledger.recordTexts(run, 1, 10)).map((r) => [r.ordinal, r.key, toOutcome(r)])
+          )
+        })
     )
 
     it.scopedLive(

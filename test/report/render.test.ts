@@ -1,5 +1,7 @@
 /** The report's renderings: Markdown, self-contained HTML (escaped), CSV, and a real browser opening the page. */
 import { describe, expect, it } from "@effect/vitest"
+import { stringify } from "csv-stringify/sync"
+import fc from "fast-check"
 import { statSync } from "node:fs"
 import { openInChromium } from "./chromium.ts"
 import { flaggedCsv } from "../../src/report/flagged-csv.ts"
@@ -71,6 +73,26 @@ describe("report rendering", () => {
   it("lists flagged records in CSV", () => {
     expect(flaggedCsv(report)).toBe(
       "\uFEFFid,verdict,categories,text\np-1,harmful,T6,<script>alert('x')</script> my card\np-2,unparsed,,I cannot say\n"
+    )
+  })
+
+  it("writes the flagged CSV csv-stringify writes with its defaults, for any text (quotes, commas, CR, LF)", () => {
+    const text = fc.string({ unit: fc.constantFrom("a", "é", '"', ",", "\r", "\n", " ", "x", "\t", "'", "=") })
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ key: text, verdict: text, categories: fc.array(text, { maxLength: 3 }), excerpt: text }), {
+          maxLength: 6
+        }),
+        (flagged) => {
+          const r = { ...report, moderation: { ...report.moderation!, flagged } }
+          const expected = `\uFEFF${stringify(
+            flagged.map((f) => [f.key, f.verdict, f.categories.join(","), f.excerpt]),
+            { header: true, columns: ["id", "verdict", "categories", "text"] }
+          )}`
+          expect(flaggedCsv(r)).toBe(expected)
+        }
+      ),
+      { numRuns: 300 }
     )
   })
 

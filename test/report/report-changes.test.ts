@@ -6,7 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import type { LedgerService, StoredRecord } from "../../src/ledger/ledger.ts"
+import type { LedgerService, StoredRecord, StoredRecordText } from "../../src/ledger/ledger.ts"
+import { recordOp } from "../../src/ledger/pending-answers.ts"
 import { changesSince, seenOf, type SeenRecord } from "../../src/report/report-changes.ts"
 
 type Rec = { key: string; text: number; codes: ReadonlyArray<string> | undefined; failed: boolean }
@@ -31,14 +32,21 @@ const stored = (r: Rec): StoredRecord => ({
       }
 })
 
+/** A record as both ledgers store it (`escape`: its text rewritten, as a hand-edited ledger might). */
+const textOf = (r: Rec, ordinal: number, escape = (t: string) => t): StoredRecordText => {
+  const op = recordOp(1, ordinal, r.key, stored(r).outcome)
+  if (op._tag !== "Record") throw new Error("not a record")
+  return { ordinal, key: r.key, status: op.status, output: op.output && escape(op.output), error: op.error }
+}
+
 /** A ledger holding two runs (1: before, 2: now); it notes every page it serves. */
-const fakeLedger = (runs: Record<number, ReadonlyArray<Rec>>) => {
+const fakeLedger = (runs: Record<number, ReadonlyArray<Rec>>, escape?: (t: string) => string) => {
   const reads: Array<{ run: number; from: number }> = []
-  const ledger: Pick<LedgerService, "records"> = {
-    records: (runId, from, limit) =>
+  const ledger: Pick<LedgerService, "recordTexts"> = {
+    recordTexts: (runId, from, limit) =>
       Effect.sync(() => {
         reads.push({ run: runId, from })
-        return (runs[runId] ?? []).slice(from, from + limit).map((r, i) => ({ ...stored(r), ordinal: from + i }))
+        return (runs[runId] ?? []).slice(from, from + limit).map((r, i) => textOf(r, from + i, escape))
       })
   }
   return { ledger, reads }
@@ -141,6 +149,28 @@ describe("the changes since the previous run", () => {
         { numRuns: 60 }
       )
     )
+  )
+
+  it.effect("read a harmful verdict written with a JSON escape as harmful (texts compared, not only searched)", () =>
+    Effect.gen(function* () {
+      const rec = (key: string, text: number, codes?: ReadonlyArray<string>): Rec => ({
+        key,
+        text,
+        codes,
+        failed: false
+      })
+      const before = [rec("a", 0, ["T9"]), rec("b", 0, ["T6"]), rec("c", 0, ["T1"])]
+      const now = [rec("a", 0, ["T9"]), rec("b", 1), rec("d", 0, ["T6"])]
+      const escape = (t: string) => t.replaceAll('"harmful"', '"h\\u0061rmful"')
+      const { ledger } = fakeLedger({ 1: before, 2: now }, escape)
+      const result = yield* changesSince(ledger, 1, 2, [], columns, byKey, (a, b) => (a < b ? -1 : 1))
+      expect(result).toEqual(reference(before, now, []))
+      expect(result.noLongerFlaggedRecords).toEqual([
+        { key: "b", categories: ["T6"], record: "edited" },
+        { key: "c", categories: ["T1"], record: "removed" }
+      ])
+      expect(result.categoryDeltas.find((d) => d.code === "T9")).toBeUndefined()
+    })
   )
 
   it.effect("read both runs page by page side by side, not the previous run whole first", () =>

@@ -72,4 +72,14 @@ describe("moderate stage", () => {
     ])
     expect(assemble([])[0]!.moderation_verdict).toBe("safe")
   })
+
+  it("gives a one-call record the row of its guard's text, however often and after however many texts", () => {
+    const one = moderate({ fields: ["text"] })
+    const rowOf = (raw: string) => preparation(one.prepare({ text: "x" })).assemble([raw])
+    const texts = ["安全", "有害\nT9, T2", "I cannot judge this", ...Array.from({ length: 600 }, (_, i) => `odd ${i}`)]
+    for (let round = 0; round < 2; round++) for (const raw of texts) expect(rowOf(raw)).toEqual(assemble([raw]))
+    expect(rowOf("有害\nT2")).toEqual([
+      { moderation_verdict: "harmful", moderation_categories: "T2", moderation_raw: "" }
+    ])
+  })
 })

@@ -15,6 +15,7 @@ import type { SourceItem, SourceRecord } from "../../io/source.ts"
 import { Ledger, type LedgerService, type StoredRecord } from "../../ledger/ledger.ts"
 import { isAnswerRef, type FailureInfo, type RecordOutput } from "../../ledger/stored.ts"
 import type { Column } from "../../pipeline/columns.ts"
+import { mergeRow } from "../../pipeline/merge-row.ts"
 import type { Pipeline, Row } from "../../pipeline/stage.ts"
 import type { StoreBusy } from "../../store/store-lock.ts"
 import type { StoreOwned } from "../../store/store-owner.ts"
@@ -135,10 +136,10 @@ export const openOutputWriter = (
       const rows = output.rows
       return Effect.flatMap(openSink(item.fields), (out) =>
         vectors.length === 0 && rows.length === 1
-          ? out.write({ ...item.fields, ...rows[0] })
+          ? out.write(mergeRow(item.fields, rows[0]!))
           : Effect.forEach(rows, (row) =>
               Effect.tap(resolveRefs(ledger, vectors, row, outputPath), (resolved) =>
-                out.write({ ...item.fields, ...resolved })
+                out.write(mergeRow(item.fields, resolved))
               )
             ).pipe(
               Effect.flatMap((resolved) =>
@@ -207,7 +208,7 @@ export const openOutputWriter = (
       vectors.length > 0 ||
       stored.outcome.output.rows.length !== 1
         ? undefined
-        : { ...item.fields, ...stored.outcome.output.rows[0] }
+        : mergeRow(item.fields, stored.outcome.output.rows[0]!)
 
     // Plain rows written in one effect; only rows that need more (rejects, vectors, the store) get an effect each.
     const write: OutputStep = (items, outcomes) => {

@@ -13,6 +13,7 @@
  */
 import { Data, Effect, type Either } from "effect"
 import type { Column } from "../../pipeline/columns.ts"
+import { mergeRow } from "../../pipeline/merge-row.ts"
 import type { AnswerRef, FailureInfo, RecordOutput } from "../../ledger/stored.ts"
 import type { Ask } from "./answer-cache.ts"
 import type { JobAborted, RequestFailed } from "../flow/retry.ts"
@@ -142,7 +143,7 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
     for (;;) {
       const stage = stages[state.next]
       if (stage === undefined || stage.when === undefined || stage.when.test(state.fields)) return stage
-      state.fields = { ...state.fields, ...skippedColumns[state.next] }
+      state.fields = mergeRow(state.fields, skippedColumns[state.next]!)
       state.next++
     }
   }
@@ -186,11 +187,11 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
     if (stage.fanOut) {
       // Zero rows would drop the record from the output: keep one row with null columns.
       const columns = state.columns
-      state.fanned = stored.length === 0 ? [{ ...columns }] : stored.map((r) => ({ ...columns, ...r }))
+      state.fanned = stored.length === 0 ? [{ ...columns }] : stored.map((r) => mergeRow(columns, r))
     } else {
       // Later stages read the values; the ledger keeps the references.
-      state.columns = { ...state.columns, ...stored[0] }
-      if (state.next + 1 < stages.length) state.fields = { ...state.fields, ...rows[0] }
+      state.columns = mergeRow(state.columns, stored[0]!)
+      if (state.next + 1 < stages.length) state.fields = mergeRow(state.fields, rows[0]!)
     }
     state.next++
     return undefined
