@@ -294,7 +294,7 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
           return table.done()
         }),
       lastAnswerAt: Effect.sync(() => q.lastAnswerAt.get() ?? 0),
-    answerJson: (key) =>
+      answerJson: (key) =>
         Effect.sync(() => {
           const text = answerText(key, 0)
           return text === undefined ? Option.none() : Option.some(plainAnswer(text))

@@ -68,10 +68,17 @@ export const OutputManifest = Schema.Struct({
   /** The newest answer in the ledger when the output was written (an answer rewritten since is newer). */
   answersAt: Schema.Number,
   /** The files written, as they were just after the commit (a file touched since is rewritten). */
-  files: Schema.Array(Schema.Struct({ path: Schema.String, size: Schema.Number, mtimeMs: Schema.Number, ino: Schema.Number })),
+  files: Schema.Array(
+    Schema.Struct({ path: Schema.String, size: Schema.Number, mtimeMs: Schema.Number, ino: Schema.Number })
+  ),
   /** The store's table as the pass left it: its pass, its records, and how many that pass saw. */
   store: Schema.optional(
-    Schema.Struct({ pass: Schema.String, records: Schema.NonNegativeInt, current: Schema.NonNegativeInt, kept: Schema.NonNegativeInt })
+    Schema.Struct({
+      pass: Schema.String,
+      records: Schema.NonNegativeInt,
+      current: Schema.NonNegativeInt,
+      kept: Schema.NonNegativeInt
+    })
   ),
   notProcessed: Schema.NonNegativeInt,
   duplicateRejects: Schema.NonNegativeInt,

@@ -122,7 +122,11 @@ export const manifestOf = (
 }
 
 /** Why the previous output cannot be kept without reading the outcomes; undefined: it may be. */
-const differs = (settings: UnchangedOutputSettings, previous: OutputManifest, answersAt: number): string | undefined => {
+const differs = (
+  settings: UnchangedOutputSettings,
+  previous: OutputManifest,
+  answersAt: number
+): string | undefined => {
   if (previous.settings !== outputSettingsDigest(settings)) return "the job's output settings changed"
   if (previous.fingerprint !== settings.fingerprint) return "the input changed"
   if (previous.answersAt !== answersAt) return "answers were written since"
@@ -161,14 +165,12 @@ export const keepUnchangedOutput = (
     yield* settings.source.items().pipe(
       Stream.runForEachChunk((chunk) => {
         const records = Chunk.toReadonlyArray(chunk).flatMap((item) => (item._tag === "Record" ? [item] : []))
-        return Effect.map(
-          outcomesOf(records.map((r) => r.ordinal)),
-          (outcomes) =>
-            records.forEach((record, i) => {
-              const stored = outcomes[i]
-              digest.add(record.ordinal, stored)
-              if (stored !== undefined) for (const t of tallies) t.add(record.fields, stored)
-            })
+        return Effect.map(outcomesOf(records.map((r) => r.ordinal)), (outcomes) =>
+          records.forEach((record, i) => {
+            const stored = outcomes[i]
+            digest.add(record.ordinal, stored)
+            if (stored !== undefined) for (const t of tallies) t.add(record.fields, stored)
+          })
         )
       })
     )
