@@ -160,7 +160,9 @@ const session = (
           rejectsPath: job.rejects,
           store: job.store,
           tallies: settings.tallies,
-          distribute: settings.distribute
+          distribute: settings.distribute,
+          // How the input is read (encoding, CSV quoting) decides the rows as much as its bytes.
+          outputIdentity: JSON.stringify(job.input)
         },
         stats
       ).pipe(Effect.scoped)

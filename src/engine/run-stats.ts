@@ -61,6 +61,11 @@ export class RunStats {
     this.s.commitLag = lag
   }
 
+  /** What the committed output was written from (saved with the run: the next run may keep it). */
+  setOutput(manifest: NonNullable<RunStatsSnapshot["output"]>) {
+    this.s.output = manifest
+  }
+
   setPhase(phase: RunPhase, now = Date.now()) {
     if (phase === this.phaseNow) return
     this.phaseNow = phase

@@ -37,6 +37,7 @@ import { removeStaleTemps } from "../io/atomic-file.ts"
 import { sourceColumns } from "../io/input-access.ts"
 import { checkInputColumns } from "./input-columns.ts"
 import type { RowTallies } from "./output/row-tally.ts"
+import { keepUnchangedOutput, manifestOf, previousManifest } from "./output/unchanged-output.ts"
 
 export interface RunSettings {
   readonly job: string
@@ -87,6 +88,8 @@ export interface RunSettings {
    * The output is then written from the ledger as a single run's is.
    */
   readonly distribute?: Distribute | undefined
+  /** What decides the output's bytes besides these settings (the version, the input's options): an unchanged output is kept only if it is the same. */
+  readonly outputIdentity?: string | undefined
 }
 
 /** The run's processing, distributed: completes when every unit is done (or a stop ends the wait). */
@@ -123,6 +126,8 @@ export interface RunSummary {
   readonly keptPrevious?: string
   /** What the output changed in the vector store. */
   readonly store?: StoreChanges
+  /** The output (rejects and store too) was already what this run would write: kept as this run wrote it. */
+  readonly outputKept?: number
 }
 
 const summary = (s: RunSummary): RunSummary => s
@@ -290,13 +295,20 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
             })
           )
       }
-      written = yield* changed(
-        writeOutputs(
-          { ...settings, source: counted, output: { ...settings.output, path: outputPath }, rejectsPath },
-          runId,
-          guard
-        )
-      )
+      const target = { ...settings, source: counted, output: { ...settings.output, path: outputPath }, rejectsPath }
+      // The newest answer before the output is read: one written while it is, is newer than the manifest says.
+      const answersAt = yield* ledger.lastAnswerAt
+      // An output that would come out as the last run wrote it is kept (unchanged-output.ts).
+      const previous = keepPrevious ? undefined : yield* previousManifest(settings.job, runId)
+      const kept =
+        previous === undefined
+          ? undefined
+          : yield* changed(keepUnchangedOutput(target, runId, previous, answersAt, guard))
+      written = kept ?? (yield* changed(writeOutputs(target, runId, guard)))
+      if (!keepPrevious) {
+        const manifest = manifestOf(target, written, answersAt, kept === undefined ? runId : kept.kept!)
+        if (manifest !== undefined) stats.setOutput(manifest)
+      }
     }
     const counts = yield* close("finished", before)
     return summary({
@@ -314,6 +326,7 @@ export const runPipeline = (settings: RunSettings, stats: RunStats) =>
       },
       outputPath,
       rejectsPath,
+      ...(written.kept !== undefined ? { outputKept: written.kept } : {}),
       ...(written.store ? { store: written.store } : {}),
       ...(keepPrevious ? { keptPrevious: settings.output.path } : {})
     })

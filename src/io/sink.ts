@@ -8,7 +8,7 @@
 import { Data, type Effect, type Scope } from "effect"
 import type { Column } from "../pipeline/columns.ts"
 import type { InputTypes } from "./input-types.ts"
-import type { Hit, StoreSettings, StoreWriter } from "../store/vector-store.ts"
+import type { Hit, StoreSettings, StoreState, StoreWriter } from "../store/vector-store.ts"
 import { ExitCode } from "../exit-code.ts"
 
 export class SinkError extends Data.TaggedError("SinkError")<{ readonly path: string; readonly detail: string }> {
@@ -85,6 +85,11 @@ export interface VectorStoreAdapter {
   ) => StoreWriter
   /** The `k` rows nearest to `vector`, nearest first. */
   readonly search: (settings: StoreSettings, vector: ReadonlyArray<number>, k: number) => ReadonlyArray<Hit>
+  /**
+   * The table's records and how many of them the writer's `pass` saw, to tell that no writer has
+   * been since (undefined: unknown, or a store with files of its own beside the table).
+   */
+  readonly state: (settings: StoreSettings, pass: string) => StoreState | undefined
   /** Rows in the store's table (0 when there is none yet). */
   readonly size: (settings: StoreSettings) => number
 }

@@ -122,6 +122,11 @@ export interface LedgerService {
   ) => Effect.Effect<ReadonlyArray<StoredAnswer | undefined>>
   /** Whether an answer is stored (or queued) under `key`, without reading it. */
   readonly hasAnswer: (key: string) => Effect.Effect<boolean>
+  /**
+   * When the newest committed answer was written (ms; 0: none): an answer written or rewritten
+   * since a moment is newer than it (an output kept as it was needs none to be). Flush first.
+   */
+  readonly lastAnswerAt: Effect.Effect<number>
   /** A stored answer as plain JSON (to resolve a reference to it). */
   readonly answerJson: (key: string) => Effect.Effect<Option.Option<unknown>>
   /** Buffers an answer (committed a few ms later); fails when an earlier commit failed (e.g. disk full). */

@@ -38,5 +38,7 @@ export const migrations: ReadonlyArray<string> = [
   `ALTER TABLE runs ADD COLUMN service TEXT;`,
   // 3: when a run last saved its statistics (a running run saves them every few seconds), so
   // `status` can tell a live run from one whose process died.
-  `ALTER TABLE runs ADD COLUMN updated_at INTEGER;`
+  `ALTER TABLE runs ADD COLUMN updated_at INTEGER;`,
+  // 4: the newest answer found without a scan (a rerun keeps its output only if no answer is newer).
+  `CREATE INDEX IF NOT EXISTS answers_by_age ON answers (created_at);`
 ]

@@ -282,6 +282,12 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
             })
           )
         }),
+      lastAnswerAt: read("read failed", () =>
+        query<{ at: string | null }>({
+          name: "svc-batch-last-answer-at",
+          text: "SELECT max(created_at)::text AS at FROM answers"
+        })
+      ).pipe(Effect.map((res) => Number(res.rows[0]?.at ?? 0))),
       answerJson: (key) =>
         Effect.map(answerStored(key, 0), (stored) =>
           stored === undefined ? Option.none() : Option.some(plainAnswer(stored))

@@ -54,6 +54,39 @@ export const DiscoveredRate = Schema.Struct({
 })
 export type DiscoveredRate = typeof DiscoveredRate.Type
 
+/**
+ * What a finished run's output was written from (`runs.counters.output`), so that a rerun whose
+ * output would come out the same keeps the files instead (engine/output/unchanged-output.ts).
+ */
+export const OutputManifest = Schema.Struct({
+  /** Digest of the settings that decide the output's bytes (paths, formats, store, columns, version). */
+  settings: Schema.String,
+  /** The input's fingerprint. */
+  fingerprint: Schema.String,
+  /** Digest of every record's outcome, in input order. */
+  outcomes: Schema.String,
+  /** The newest answer in the ledger when the output was written (an answer rewritten since is newer). */
+  answersAt: Schema.Number,
+  /** The files written, as they were just after the commit (a file touched since is rewritten). */
+  files: Schema.Array(
+    Schema.Struct({ path: Schema.String, size: Schema.Number, mtimeMs: Schema.Number, ino: Schema.Number })
+  ),
+  /** The store's table as the pass left it: its pass, its records, and how many that pass saw. */
+  store: Schema.optional(
+    Schema.Struct({
+      pass: Schema.String,
+      records: Schema.NonNegativeInt,
+      current: Schema.NonNegativeInt,
+      kept: Schema.NonNegativeInt
+    })
+  ),
+  notProcessed: Schema.NonNegativeInt,
+  duplicateRejects: Schema.NonNegativeInt,
+  /** The run that wrote the files (a run that kept them names the same one). */
+  writtenBy: Schema.Number
+})
+export type OutputManifest = typeof OutputManifest.Type
+
 /** A run's statistics (`runs.counters`); every field defaults, so older and partial rows decode. */
 export const RunStatsSnapshot = Schema.Struct({
   /** Records in the input (an estimate until the reading pass ends, for CSV). */
@@ -90,6 +123,8 @@ export const RunStatsSnapshot = Schema.Struct({
   commitLag: Schema.optional(
     Schema.Struct({ commits: Schema.NonNegativeInt, maxMs: Schema.NonNegative, p99Ms: Schema.NonNegative })
   ),
+  /** What the output of a finished run was written from (absent: not known, or written as records finished). */
+  output: Schema.optional(OutputManifest),
   /** Counters stages report (e.g. translate_skipped). */
   stages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.NonNegativeInt }), {
     default: () => ({})

@@ -11,7 +11,7 @@
  */
 import Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
-import { mkdirSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { createRequire } from "node:module"
 import {
@@ -20,6 +20,7 @@ import {
   type StoreChanges,
   type StoreRow,
   type StoreSettings,
+  type StoreState,
   type StoreWriter
 } from "./vector-store.ts"
 import { claimTable, StoreOwned } from "./store-owner.ts"
@@ -183,6 +184,7 @@ export const openStoreWriter = (
 
   return {
     claimed,
+    pass,
     put: (recordKey, hash, rows) => {
       try {
         begin()
@@ -244,6 +246,34 @@ export const openStoreWriter = (
       if (db.inTransaction) db.exec("ROLLBACK")
       db.close()
     }
+  }
+}
+
+/**
+ * The table's bookkeeping as a pass left it: its records, and how many of them that pass saw
+ * (`pass`: the writer's). A writer that changes or sees a record marks it with its own pass, and
+ * one that deletes a record lowers the count: equal counts later mean no writer has been since.
+ * Undefined when the store or its table is missing.
+ */
+export const storeState = (settings: StoreSettings, pass: string): StoreState | undefined => {
+  if (!existsSync(settings.path)) return undefined
+  const db = openStoreDatabase(settings, { create: false })
+  try {
+    const records = quote(`${settings.table}_records`)
+    const exists = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+      .get(`${settings.table}_records`)
+    if (exists === undefined) return undefined
+    const row = db
+      .prepare<[string], { records: number; current: number | null }>(
+        `SELECT count(*) AS records, sum(pass = ?) AS current FROM ${records}`
+      )
+      .get(pass)!
+    return { records: row.records, current: row.current ?? 0 }
+  } catch (e) {
+    throw storeError(settings, e)
+  } finally {
+    db.close()
   }
 }
 

@@ -64,6 +64,8 @@ export interface StoreRow {
 export interface StoreWriter {
   /** The table was this job's (`own`), is created by it (`new`), or was there without an owner and is adopted. */
   readonly claimed: "new" | "adopted" | "own"
+  /** This writer's pass: every record it writes, keeps or finds unchanged is marked with it. */
+  readonly pass: string
   /**
    * A record's rows (one, or one per chunk; none when it has no vector), replacing what the store
    * held for it. `hash` identifies the content: a record whose hash is unchanged is not rewritten,
@@ -86,6 +88,12 @@ export interface StoreChanges {
   readonly written: number
   readonly unchanged: number
   readonly deleted: number
+}
+
+/** A store table's records, and how many of them a given pass saw (see `storeState`). */
+export interface StoreState {
+  readonly records: number
+  readonly current: number
 }
 
 export interface Hit {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { randomBytes } from "node:crypto"
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../engine/run-helpers.ts"
 import { spawnCli } from "./spawn-cli.ts"
@@ -65,6 +65,8 @@ describe("an output the disk cannot hold", () => {
       const previous = readFileSync(output)
       expect(previous.length).toBeGreaterThan(2 * LIMIT)
 
+      // Touched, so that the rerun writes it again rather than keep it unchanged (unchanged-output.ts).
+      utimesSync(output, new Date(), new Date(Date.now() - 60_000))
       const full = spawnCli(["run", job, "--output", output], env, { fileSizeLimit: LIMIT })
       expect(await exitWithin(full, 60_000)).toBe(9)
       run++

@@ -84,6 +84,21 @@ export const ledgerConformance = (name: string, subject: LedgerSubject) =>
         })
     )
 
+    it.scopedLive("tells when the newest committed answer was written: later after a rewrite of an old key", () =>
+      Effect.gen(function* () {
+        const ledger = yield* fresh()
+        expect(yield* ledger.lastAnswerAt).toBe(0)
+        yield* ledger.putAnswer(entry("a"), Schema.String, "1")
+        yield* ledger.flush
+        const first = yield* ledger.lastAnswerAt
+        expect(first).toBeGreaterThan(0)
+        yield* Effect.sleep("5 millis")
+        yield* ledger.putAnswer(entry("a"), Schema.String, "2")
+        yield* ledger.flush
+        expect(yield* ledger.lastAnswerAt).toBeGreaterThan(first)
+      })
+    )
+
     it.scopedLive(
       "decodes a stored answer through the request's Schema, and treats one of another shape as absent",
       () =>

@@ -38,7 +38,7 @@ export const presentRunEnd = (
     switch (summary.status) {
       case "finished": {
         yield* Console.log(
-          `  output  ${summary.outputPath}\n  rejects ${summary.rejectsPath}\n  ledger  ${ledgerName(job)}`
+          `  output  ${summary.outputPath}${summary.outputKept === undefined ? "" : ` (unchanged: kept as run ${summary.outputKept} wrote it, with its rejects and store)`}\n  rejects ${summary.rejectsPath}\n  ledger  ${ledgerName(job)}`
         )
         if (summary.store !== undefined && job.store !== undefined) {
           const s = summary.store

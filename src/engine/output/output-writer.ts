@@ -23,6 +23,7 @@ import type { StoreChanges, StoreSettings } from "../../store/vector-store.ts"
 import type { InputChanged, InputGuard } from "./input-guard.ts"
 import { OutputError } from "./output-error.ts"
 import type { RowTallies, RowTally } from "./row-tally.ts"
+import { makeOutcomeDigest } from "./outcome-digest.ts"
 import { openStoreOutput } from "./store-output.ts"
 
 /** What the writer reads of a run's settings. */
@@ -45,6 +46,12 @@ export interface OutputResult {
   readonly notProcessed: number
   /** Records rejected because an earlier record had their id (with a store only). */
   readonly duplicateRejects: number
+  /** Digest of the outcomes written, in input order (outcome-digest.ts). */
+  readonly outcomes?: string
+  /** The previous output kept as it was, not written again (unchanged-output.ts): the run that wrote it. */
+  readonly kept?: number
+  /** The store writer's pass (its mark on every record it saw). */
+  readonly storePass?: string
 }
 
 /** Items of the source in input order with, for each record among them, its outcome (undefined: none). */
@@ -114,6 +121,7 @@ export const openOutputWriter = (
     const claimIds = store !== undefined && settings.idField !== undefined ? store : undefined
     // Fresh for this writer: one given up (an inline output) leaves nothing tallied.
     const tallies: ReadonlyArray<RowTally> = (settings.tallies ?? []).map((make) => make())
+    const digest = makeOutcomeDigest()
     let sink: RowSink | undefined
     // The sink opens at the first record: JSONL input declares no columns, its first record does.
     // Suspended: a chunk's steps are all made before the first runs.
@@ -235,6 +243,7 @@ export const openOutputWriter = (
           continue
         }
         const stored = outcomes[next++]
+        digest.add(item.ordinal, stored)
         if (stored !== undefined) for (const t of tallies) t.add(item.fields, stored)
         const row = plainRow(item, stored)
         if (row !== undefined) {
@@ -262,7 +271,8 @@ export const openOutputWriter = (
       return {
         notProcessed: notProcessedRows,
         duplicateRejects,
-        ...(storeChanges !== undefined ? { store: storeChanges } : {})
+        outcomes: digest.digest(),
+        ...(storeChanges !== undefined ? { store: storeChanges, storePass: store!.pass } : {})
       }
     })
     return { write, commit }

@@ -29,6 +29,8 @@ export interface StoreOutput {
   readonly keep: (recordKey: string) => Effect.Effect<void, OutputError | InputChanged>
   /** Undefined for the first record of this pass with `recordKey`, else the line of that first one. */
   readonly claim: (recordKey: string, line: number) => Effect.Effect<number | undefined, OutputError | InputChanged>
+  /** The writer's pass (see StoreWriter.pass). */
+  readonly pass: string
   /** Commits the last batch and applies `cleanup`. */
   readonly commit: Effect.Effect<StoreChanges, OutputError>
 }
@@ -124,6 +126,7 @@ export const openStoreOutput = (
         ),
       keep: (recordKey) => toStore(() => writer.keep(recordKey)),
       claim: (recordKey, line) => toStore(() => writer.claim(recordKey, line)),
+      pass: writer.pass,
       commit: Effect.try({
         try: () => writer.commit(),
         catch: (e) => new OutputError({ path: settings.path, detail: (e as Error).message })

@@ -3,7 +3,7 @@
  * with `index: hnsw`, an HNSW sidecar index kept in step with the table answers searches (src/store/hnsw-index.ts).
  */
 import type { VectorStoreAdapter } from "../sink.ts"
-import { openStoreWriter, searchStore, storeSize } from "../../store/sqlite-vec.ts"
+import { openStoreWriter, searchStore, storeSize, storeState } from "../../store/sqlite-vec.ts"
 import { indexInvalidator, openHnswWriter, searchHnsw } from "../../store/hnsw-index.ts"
 
 export const sqliteVecStore: VectorStoreAdapter = {
@@ -14,5 +14,7 @@ export const sqliteVecStore: VectorStoreAdapter = {
       : openStoreWriter(settings, dim, { ...hooks, rows: indexInvalidator(settings) }),
   search: (settings, vector, k) =>
     settings.index === "hnsw" ? searchHnsw(settings, vector, k) : searchStore(settings, vector, k),
+  // An HNSW sidecar index is a file of its own: its state is not told by the table's.
+  state: (settings, pass) => (settings.index === "hnsw" ? undefined : storeState(settings, pass)),
   size: storeSize
 }
