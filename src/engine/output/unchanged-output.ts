@@ -14,6 +14,7 @@
 import { Chunk, Effect, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { statSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import type { Source, SourceError } from "../../io/source.ts"
 import { vectorStoreFor } from "../../io/sinks/index.ts"
 import { Ledger } from "../../ledger/ledger.ts"
@@ -31,6 +32,20 @@ import type { RowTallies } from "./row-tally.ts"
  * rows (an output written by an older program is then written again, as a full rewrite would).
  */
 const MANIFEST_VERSION = 1
+
+/**
+ * The program that wrote the output: this module's file (a chunk of the bundle as installed), its
+ * size and mtime, so an upgrade or a rebuild writes the output again rather than trust that the
+ * sinks' bytes are unchanged (MANIFEST_VERSION alone relies on being raised by hand).
+ */
+const programStamp = (() => {
+  try {
+    const st = statSync(fileURLToPath(import.meta.url))
+    return `${st.size}:${st.mtimeMs}`
+  } catch {
+    return "unknown"
+  }
+})()
 
 /** What the check reads of a run's settings. */
 export interface UnchangedOutputSettings {
@@ -53,6 +68,7 @@ export const outputSettingsDigest = (settings: UnchangedOutputSettings): string 
     .update(
       JSON.stringify([
         MANIFEST_VERSION,
+        programStamp,
         settings.output,
         settings.rejectsPath,
         settings.store ?? null,
