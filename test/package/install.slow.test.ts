@@ -31,11 +31,16 @@ const work = mkdtempSync(join(tmpdir(), "svc-install-"))
 const clone = join(work, "svc-batch")
 const prefix = join(work, "global")
 
-/** The environment of a user: no service settings, and not inside this test's npm run. */
+/**
+ * The environment of a user: no service settings, and not inside this test's npm run. Except
+ * `npm_config_nodedir`, the headers native modules build against: scripts/try-node.sh points it at
+ * the tested Node's own; dropped, a user config naming another Node's headers (here ~/.npmrc's
+ * /usr, Node 20) builds better-sqlite3 for that Node, which the example's Node 22 cannot load.
+ */
 const userEnv = (extra: Record<string, string> = {}) => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !/^(npm_|SVC_)|^INIT_CWD$/.test(k)) env[k] = v
+    if (v !== undefined && (k === "npm_config_nodedir" || !/^(npm_|SVC_)|^INIT_CWD$/.test(k))) env[k] = v
   return { ...env, ...extra }
 }
 
