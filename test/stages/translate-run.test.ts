@@ -83,9 +83,13 @@ describe("translate run", () => {
         const dir = tempDir()
         const input = writeJsonl(dir, [{ id: "long", body: longJapanese(1600) }])
         const stop = yield* Deferred.make<void>()
-        // One request at a time, so the stop lands with some chunks done and others not yet asked.
+        // One request at a time, so the stop lands with some chunks done and others not yet asked:
+        // once two are answered (not after a fixed time, which a loaded machine can pass idle).
         yield* Effect.forkScoped(
-          Effect.sleep(Duration.millis(500)).pipe(Effect.zipRight(Deferred.succeed(stop, undefined)))
+          Effect.sleep(Duration.millis(20)).pipe(
+            Effect.repeat({ until: () => log.entries.length >= 2 }),
+            Effect.zipRight(Deferred.succeed(stop, undefined))
+          )
         )
         const first = yield* runOnce({
           dir,
