@@ -46,8 +46,12 @@ console.log(
 
 const corpus = kind === "text" ? textCorpus(Math.max(...sizes), queries) : undefined
 if (corpus !== undefined) console.log(`corpus: ${corpus.units.length} units from ${corpus.sources}`)
-const docText = (i: number) =>
-  corpus !== undefined ? corpus.units[i]! : `document ${i} about topic ${i % 97} and place ${i % 31}`
+/** Past the corpus's units (~390k here), two units joined: still prose, and distinct. */
+const docText = (i: number) => {
+  if (corpus === undefined) return `document ${i} about topic ${i % 97} and place ${i % 31}`
+  const u = corpus.units
+  return i < u.length ? u[i]! : `${u[i % u.length]!} ${u[(i * 7919 + Math.floor(i / u.length)) % u.length]!}`
+}
 const vectorFor = (i: number): Float32Array => {
   const base = embed(docText(i), "RETRIEVAL_DOCUMENT")
   if (corpus !== undefined) return Float32Array.from(base)
