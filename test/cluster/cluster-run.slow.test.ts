@@ -195,23 +195,30 @@ describe("run --cluster", () => {
       })
       const after = Math.floor(Math.random() * 1000)
       await sleep(after)
-      // And the sockets open at the kill, in case the proxy has yet to accept one.
-      const open = clientPorts(pid)
+      // Frozen first, so that its sockets can be listed whole (a stopped process opens none), then
+      // killed: its connections to the proxy at that moment, accepted yet or not.
+      victim.child.kill("SIGSTOP")
+      await sleep(50)
+      const open = clientPorts(pid, proxy.port)
       victim.child.kill("SIGKILL")
       const killedAt = Date.now()
       await victim.exited
       // In flight in it: what it sent for a record whose outcome it had not committed when it died.
       // Its units go to another worker only after its heartbeat lapses (10 s), so the ledger read
       // here is what it left. First the proxy (in this busy process) reads what it sent: until
-      // each of its connections is closed (at most 8 s).
+      // each of its connections has been accepted and closed (at most 8 s).
       const itsPorts = new Set([
         ...open,
         ...posts(proxy.sent)
           .filter((s) => s.pid === pid)
           .map((s) => s.port)
       ])
-      for (let waited = 0; waited < 8000 && [...proxy.openPorts()].some((p) => itsPorts.has(p)); waited += 50)
-        await sleep(50)
+      const unread = () => {
+        const accepted = proxy.acceptedPorts()
+        const still = proxy.openPorts()
+        return [...itsPorts].some((p) => !accepted.has(p) || still.has(p))
+      }
+      for (let waited = 0; waited < 8000 && unread(); waited += 50) await sleep(50)
       await sleep(200)
       const done = await doneOrdinals(url)
       let n = 0

@@ -31,6 +31,10 @@ export interface CountingProxy {
   readonly track: (pid: number) => void
   /** The client ports of the connections open now (a dead client's close as the proxy reads their end). */
   readonly openPorts: () => Set<number>
+  /** The client ports of every connection accepted so far. */
+  readonly acceptedPorts: () => Set<number>
+  /** The proxy's own port. */
+  readonly port: number
   readonly close: () => Promise<void>
 }
 
@@ -67,8 +71,10 @@ export const countingProxy = (target: string) =>
       req.pipe(out)
     })
     const open = new Set<Socket>()
+    const accepted = new Set<number>()
     server.on("connection", (socket: Socket) => {
       open.add(socket)
+      accepted.add(socket.remotePort ?? 0)
       socket.on("close", () => open.delete(socket))
       if (tracked.size === 0 || socket.remotePort === undefined) return
       const pid = ownerOf(socket.remotePort, tracked)
@@ -82,6 +88,8 @@ export const countingProxy = (target: string) =>
         sent,
         track: (pid) => void tracked.add(pid),
         openPorts: () => new Set([...open].map((s) => s.remotePort ?? 0)),
+        acceptedPorts: () => new Set(accepted),
+        port,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()
@@ -107,7 +115,7 @@ export const paidTwice = (sent: ReadonlyArray<Sent>) => {
  * The local TCP ports of process `pid`'s open sockets (Linux: its fds name socket inodes, and
  * /proc/net/tcp maps inodes to ports), so requests the proxy saw can be told apart by process.
  */
-export const clientPorts = (pid: number): Set<number> => {
+export const clientPorts = (pid: number, toPort?: number): Set<number> => {
   const inodes = socketInodes(pid)
   const ports = new Set<number>()
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
@@ -119,7 +127,10 @@ export const clientPorts = (pid: number): Set<number> => {
     }
     for (const line of lines) {
       const cols = line.trim().split(/\s+/)
-      if (cols.length > 9 && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(":")[1]!, 16))
+      if (cols.length <= 9 || !inodes.has(cols[9]!)) continue
+      // `toPort`: only its connections to that port (e.g. the proxy's, not PostgreSQL's).
+      if (toPort !== undefined && parseInt(cols[2]!.split(":")[1]!, 16) !== toPort) continue
+      ports.add(parseInt(cols[1]!.split(":")[1]!, 16))
     }
   }
   return ports
