@@ -269,7 +269,10 @@ describe("run --cluster", () => {
     const job = jobFile(dir, "again", 250, half)
     const ws = [worker(url), worker(url)]
     const first = spawnCli(["run", job, "--cluster", url, "--no-work"], env)
-    await logged(first, /units: [1-9]\d* of 12 done/)
+    await logged(first, /units: [1-9]\d* of 12 done/).catch((e) => {
+      // Why no unit got done: what the workers said.
+      throw new Error(`${e}\nWORKERS ${ws.map((w) => `exit ${w.child.exitCode}: ${w.err().slice(-2000)}`).join("\n")}`)
+    })
     first.child.kill("SIGKILL")
     await first.exited
     // A worker stopped by SIGTERM while it holds a unit: the unit goes back to the queue at once.
