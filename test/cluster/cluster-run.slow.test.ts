@@ -64,7 +64,7 @@ const sending = (p: ReturnType<typeof spawnCli>, ms = 60_000) =>
   new Promise<void>((resolve, reject) => {
     const started = Date.now()
     const poll = setInterval(() => {
-      const ports = clientPorts(p.child.pid!)
+      const ports = clientPorts(p.child.pid!, proxy.port)
       if (posts(proxy.sent).some((s) => ports.has(s.port))) resolve(void clearInterval(poll))
       else if (Date.now() - started > ms) reject(new Error(`no request from worker ${p.child.pid} in ${ms} ms`))
     }, 20)

@@ -77,7 +77,7 @@ export const countingProxy = (target: string) =>
       accepted.add(socket.remotePort ?? 0)
       socket.on("close", () => open.delete(socket))
       if (tracked.size === 0 || socket.remotePort === undefined) return
-      const pid = ownerOf(socket.remotePort, tracked)
+      const pid = ownerOf(socket.remotePort, socket.localPort ?? 0, tracked)
       if (pid !== undefined) owners.set(socket, pid)
     })
     server.listen(0, "127.0.0.1", () => {
@@ -156,9 +156,12 @@ const socketInodes = (pid: number): Set<string> => {
   return inodes
 }
 
-/** Which of `pids` holds the loopback socket whose local port is `port` (a client's end). */
-const ownerOf = (port: number, pids: ReadonlySet<number>): number | undefined => {
-  const hex = port.toString(16).toUpperCase().padStart(4, "0")
+/**
+ * Which of `pids` holds the loopback socket from local port `port` to `to` (a client's end). Both
+ * ends count: Linux reuses an ephemeral port for connections to other destinations, so a
+ * PostgreSQL connection of another process may have the same local port.
+ */
+const ownerOf = (port: number, to: number, pids: ReadonlySet<number>): number | undefined => {
   const inodes = new Set<string>()
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     let lines: Array<string>
@@ -169,7 +172,9 @@ const ownerOf = (port: number, pids: ReadonlySet<number>): number | undefined =>
     }
     for (const line of lines) {
       const cols = line.trim().split(/\s+/)
-      if (cols.length > 9 && cols[1]!.endsWith(`:${hex}`)) inodes.add(cols[9]!)
+      if (cols.length <= 9) continue
+      if (parseInt(cols[1]!.split(":")[1]!, 16) === port && parseInt(cols[2]!.split(":")[1]!, 16) === to)
+        inodes.add(cols[9]!)
     }
   }
   for (const pid of pids) for (const inode of socketInodes(pid)) if (inodes.has(inode)) return pid

@@ -129,7 +129,13 @@ describe("protected spans through the emulator", () => {
         fc.property(text, (source) => {
           const p = preparation(translate({ fields: ["t"], to, from }).prepare({ t: source }))
           const spans = spansOf(source).map((s) => source.slice(s.start, s.end))
-          for (const r of p.requests) for (const s of spans) if (s.length > 4) expect(r.text).not.toContain(s)
+          // No span is sent: a span's text reaches the translator only as often as the source has it
+          // outside spans (CI's counterexample: a block, then the same text whose closing fence is
+          // followed by prose, so no span, and translated).
+          const sent = p.requests.map((r) => r.text).join("\u0000")
+          for (const s of new Set(spans))
+            if (s.length > 4)
+              expect(count(sent, s)).toBeLessThanOrEqual(count(source, s) - spans.filter((t) => t === s).length)
           const [row] = p.assemble(p.requests.map((r) => emulate(r.text, from, to)))
           const out = String(row![`t_${to}`])
           // As many copies as the source has spans of it (a span's text may also occur in the source
@@ -145,7 +151,11 @@ describe("protected spans through the emulator", () => {
             }
           }
         }),
-        { numRuns: 200 }
+        {
+          numRuns: 200,
+          // CI's counterexample (a span's text also where it is none) first, then random texts.
+          examples: [["```sh\nnpm ci\necho ok\n```\n\n```sh\nnpm ci\necho ok\n```吾輩は猫である。"]]
+        }
       )
     })
   }
