@@ -111,6 +111,24 @@ export const paidTwice = (sent: ReadonlyArray<Sent>) => {
   return extra
 }
 
+/** The rows of the kernel's TCP tables (IPv4 and IPv6), each split into its columns. */
+const tcpRows = (): Array<Array<string>> => {
+  const rows: Array<Array<string>> = []
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    try {
+      for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+        const cols = line.trim().split(/\s+/)
+        if (cols.length > 9) rows.push(cols)
+      }
+    } catch {
+      // No such table here.
+    }
+  }
+  return rows
+}
+/** The port of an `address:port` column (hex). */
+const portOf = (column: string) => parseInt(column.split(":")[1]!, 16)
+
 /**
  * The local TCP ports of process `pid`'s open sockets (Linux: its fds name socket inodes, and
  * /proc/net/tcp maps inodes to ports), so requests the proxy saw can be told apart by process.
@@ -118,20 +136,10 @@ export const paidTwice = (sent: ReadonlyArray<Sent>) => {
 export const clientPorts = (pid: number, toPort?: number): Set<number> => {
   const inodes = socketInodes(pid)
   const ports = new Set<number>()
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let lines: Array<string>
-    try {
-      lines = readFileSync(table, "utf8").split("\n").slice(1)
-    } catch {
-      continue
-    }
-    for (const line of lines) {
-      const cols = line.trim().split(/\s+/)
-      if (cols.length <= 9 || !inodes.has(cols[9]!)) continue
-      // `toPort`: only its connections to that port (e.g. the proxy's, not PostgreSQL's).
-      if (toPort !== undefined && parseInt(cols[2]!.split(":")[1]!, 16) !== toPort) continue
-      ports.add(parseInt(cols[1]!.split(":")[1]!, 16))
-    }
+  for (const cols of tcpRows()) {
+    if (!inodes.has(cols[9]!)) continue
+    // `toPort`: only its connections to that port (e.g. the proxy's, not PostgreSQL's).
+    if (toPort === undefined || portOf(cols[2]!) === toPort) ports.add(portOf(cols[1]!))
   }
   return ports
 }
@@ -162,21 +170,9 @@ const socketInodes = (pid: number): Set<string> => {
  * PostgreSQL connection of another process may have the same local port.
  */
 const ownerOf = (port: number, to: number, pids: ReadonlySet<number>): number | undefined => {
-  const inodes = new Set<string>()
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let lines: Array<string>
-    try {
-      lines = readFileSync(table, "utf8").split("\n").slice(1)
-    } catch {
-      continue
-    }
-    for (const line of lines) {
-      const cols = line.trim().split(/\s+/)
-      if (cols.length <= 9) continue
-      if (parseInt(cols[1]!.split(":")[1]!, 16) === port && parseInt(cols[2]!.split(":")[1]!, 16) === to)
-        inodes.add(cols[9]!)
-    }
-  }
+  const inodes = new Set(
+    tcpRows().flatMap((cols) => (portOf(cols[1]!) === port && portOf(cols[2]!) === to ? [cols[9]!] : []))
+  )
   for (const pid of pids) for (const inode of socketInodes(pid)) if (inodes.has(inode)) return pid
   return undefined
 }

@@ -19,13 +19,10 @@ import type { Source, SourceError } from "../../io/source.ts"
 import { vectorStoreFor } from "../../io/sinks/index.ts"
 import { Ledger } from "../../ledger/ledger.ts"
 import type { OutputManifest } from "../../ledger/stored.ts"
-import type { Pipeline } from "../../pipeline/stage.ts"
-import type { StoreSettings } from "../../store/vector-store.ts"
 import type { InputChanged, InputGuard } from "./input-guard.ts"
 import { makeOutcomeDigest } from "./outcome-digest.ts"
 import { outcomesReader } from "./outcome-reader.ts"
-import type { OutputResult } from "./output-writer.ts"
-import type { RowTallies } from "./row-tally.ts"
+import type { OutputResult, OutputSettings } from "./output-writer.ts"
 
 /**
  * Raised when what a manifest holds changes meaning, or a sink writes other bytes for the same
@@ -47,17 +44,10 @@ const programStamp = (() => {
   }
 })()
 
-/** What the check reads of a run's settings. */
-export interface UnchangedOutputSettings {
-  readonly job: string
-  readonly output: { readonly path: string; readonly format: string }
-  readonly rejectsPath: string
-  readonly pipeline: Pipeline
-  readonly store?: StoreSettings | undefined
-  readonly idField?: string | undefined
+/** What the check reads of a run's settings: the writer's, and what else decides the bytes. */
+export interface UnchangedOutputSettings extends OutputSettings {
   readonly source: Source
   readonly fingerprint: string
-  readonly tallies?: RowTallies | undefined
   /** What else decides the output's bytes: the job's input options. */
   readonly outputIdentity?: string | undefined
 }
