@@ -120,6 +120,11 @@ export interface LedgerService {
     keys: ReadonlyArray<string>,
     since?: number
   ) => Effect.Effect<ReadonlyArray<StoredAnswer | undefined>>
+  /**
+   * Whether each key has an answer in bytes (a vector) stored (or queued), written at or after
+   * `since`, in the keys' order, without reading the bytes: for answers a record only refers to.
+   */
+  readonly inBytes: (keys: ReadonlyArray<string>, since?: number) => Effect.Effect<ReadonlyArray<boolean>>
   /** Whether an answer is stored (or queued) under `key`, without reading it. */
   readonly hasAnswer: (key: string) => Effect.Effect<boolean>
   /**

@@ -54,6 +54,20 @@ export const makePendingAnswers = () => {
     committed: (key: string, stored: StoredAnswer): void => {
       if (byKey.get(key)?.stored === stored) byKey.delete(key)
     },
+    /** `inBytes` of the buffered answers (false: one of another shape, or older than `since`); the rest to be asked. */
+    splitInBytes: (keys: ReadonlyArray<string>, since: number) => {
+      const found = new Array<boolean>(keys.length).fill(false)
+      const ask: Array<string> = []
+      const askedAt: Array<number> = []
+      for (let i = 0; i < keys.length; i++) {
+        const queued = byKey.get(keys[i]!)
+        if (queued === undefined) {
+          ask.push(keys[i]!)
+          askedAt.push(i)
+        } else found[i] = queued.at >= since && typeof queued.stored !== "string"
+      }
+      return { found, ask, askedAt }
+    },
     /** Buffered answers at `since` or newer are found; keys with none buffered are to be asked. */
     split: (keys: ReadonlyArray<string>, since: number): PendingSplit => {
       const found = new Array<StoredAnswer | undefined>(keys.length)

@@ -282,6 +282,26 @@ export const makePostgresLedger = (options: PostgresLedgerOptions) =>
             })
           )
         }),
+      inBytes: (keys, since = 0) =>
+        Effect.suspend(() => {
+          const { found, ask, askedAt } = pending.splitInBytes(keys, since)
+          if (ask.length === 0) return Effect.succeed(found)
+          // `IS NOT NULL` does not fetch a vector kept out of line (TOAST).
+          return read("read failed", () =>
+            query<{ i: number; bytes: boolean }>({
+              name: "svc-batch-answers-in-bytes",
+              text:
+                "SELECT k.i::int AS i, a.answer_bytes IS NOT NULL AS bytes FROM unnest($1::text[]) WITH ORDINALITY AS k(key, i) " +
+                "LEFT JOIN answers AS a ON a.content_key = k.key AND a.created_at >= $2",
+              values: [ask, since]
+            })
+          ).pipe(
+            Effect.map((res) => {
+              for (const row of res.rows) found[askedAt[row.i - 1]!] = row.bytes
+              return found
+            })
+          )
+        }),
       lastAnswerAt: read("read failed", () =>
         query<{ at: string | null }>({
           name: "svc-batch-last-answer-at",

@@ -115,6 +115,12 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
       statuses: db.prepare<[number], { ordinal: number; status: RecordStatus }>(
         "SELECT ordinal, status FROM records WHERE run_id = ?"
       ),
+      inBytes: db
+        .prepare<[string, number], number>(
+          "SELECT ifnull(s.in_bytes, 0) FROM json_each(?) AS j " +
+            "LEFT JOIN answer_shapes AS s ON s.content_key = j.value AND s.created_at >= ? ORDER BY j.key"
+        )
+        .pluck(),
       putAnswer: db.prepare(
         "INSERT INTO answers (content_key, endpoint, model, answer, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT (content_key) DO UPDATE SET answer = excluded.answer, tokens = excluded.tokens, created_at = excluded.created_at"
@@ -285,6 +291,15 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
             // `all` rather than `iterate`: a window's answers are few and small, and stepping costs more.
             const rows = q.answers.all(JSON.stringify(ask), since)
             for (let j = 0; j < rows.length; j++) if (rows[j] !== null) found[askedAt[j]!] = rows[j]!
+          }
+          return found
+        }),
+      inBytes: (keys, since = 0) =>
+        Effect.sync(() => {
+          const { found, ask, askedAt } = pending.splitInBytes(keys, since)
+          if (ask.length > 0) {
+            const rows = q.inBytes.all(JSON.stringify(ask), since)
+            for (let j = 0; j < rows.length; j++) found[askedAt[j]!] = rows[j] === 1
           }
           return found
         }),

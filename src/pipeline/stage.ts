@@ -70,6 +70,11 @@ export interface Prepared {
   readonly assemble: (answers: ReadonlyArray<unknown>) => ReadonlyArray<Row>
   /** Stage counters this record adds to the run's statistics (e.g. translate_skipped). */
   readonly counts?: Readonly<Record<string, number>>
+  /**
+   * `assemble` only places each answer, unread, in a vector column: where the record refers to its
+   * stored answers, their presence is enough (a backfill's rerun reads no vector).
+   */
+  readonly placesAnswers?: true
 }
 
 /**

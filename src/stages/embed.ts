@@ -183,7 +183,7 @@ export const embed = (options: EmbedOptions): Stage => {
       const counts =
         all.length > 1 ? { embed_chunked: 1, ...(long === "truncate" ? { embed_truncated: 1 } : {}) } : undefined
       if (long === "chunks") {
-        return prepared(
+        const rows = prepared(
           requests,
           (vectors) =>
             chunks.map((c, i) => ({
@@ -195,9 +195,10 @@ export const embed = (options: EmbedOptions): Stage => {
             })),
           counts
         )
+        return { ...rows, placesAnswers: true }
       }
       // One chunk: the answer itself (stored once, referenced by the record); several: their mean.
-      return prepared(
+      const one = prepared(
         requests,
         (vectors) => [
           {
@@ -212,6 +213,7 @@ export const embed = (options: EmbedOptions): Stage => {
         ],
         counts
       )
+      return requests.length === 1 ? { ...one, placesAnswers: true } : one
     }
   }
 }

@@ -110,12 +110,15 @@ export const runOnce = (t: TestRun) =>
 
 /** A ledger that counts the calls made to its per-record and per-answer lookups. */
 export const countingLedger = () => {
-  const calls = { record: 0, answer: 0, answersFor: 0 }
+  // keysRead: keys whose answers were read in bulk; keysLookedUp: keys only tested for a vector.
+  const calls = { record: 0, answer: 0, answersFor: 0, keysRead: 0, keysLookedUp: 0 }
   const wrap = (l: LedgerService): LedgerService => ({
     ...l,
     record: (runId, ordinal) => Effect.suspend(() => (calls.record++, l.record(runId, ordinal))),
     answer: (key, schema, since) => Effect.suspend(() => (calls.answer++, l.answer(key, schema, since))),
-    answersFor: (keys, since) => Effect.suspend(() => (calls.answersFor++, l.answersFor(keys, since)))
+    answersFor: (keys, since) =>
+      Effect.suspend(() => (calls.answersFor++, (calls.keysRead += keys.length), l.answersFor(keys, since))),
+    inBytes: (keys, since) => Effect.suspend(() => ((calls.keysLookedUp += keys.length), l.inBytes(keys, since)))
   })
   return { calls, wrap }
 }

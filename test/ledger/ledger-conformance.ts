@@ -166,6 +166,33 @@ export const ledgerConformance = (name: string, subject: LedgerSubject) =>
         })
     )
 
+    it.scopedLive(
+      "tells which keys have an answer in bytes (a vector), committed, queued, refreshed or removed, in the keys' order",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* fresh()
+          const vector = Array.from({ length: 1536 }, (_, i) => i / 1536)
+          yield* ledger.putAnswer(entry("v"), Float32Vector, vector)
+          yield* ledger.putAnswer(entry("t"), Schema.String, "text")
+          yield* ledger.flush
+          yield* ledger.putAnswer(entry("q"), Float32Vector, vector)
+          // A vector, a JSON text, a missing key, a queued vector, a repeated key.
+          expect(yield* ledger.inBytes(["v", "t", "missing", "q", "v"])).toEqual([true, false, false, true, true])
+          expect(yield* ledger.inBytes(["v", "q"], Date.now() + 60_000)).toEqual([false, false])
+          yield* ledger.flush
+          expect(yield* ledger.inBytes(["q"])).toEqual([true])
+          // A vector's key answered again as text (an older stage's shape) is no longer in bytes.
+          yield* ledger.putAnswer(entry("v"), Schema.String, "now text")
+          yield* ledger.flush
+          expect(yield* ledger.inBytes(["v"])).toEqual([false])
+          // Retention removes the answer: its key is no longer found.
+          const run = yield* ledger.startRun("job", "fp")
+          yield* ledger.setRun(run, "finished", emptyStats)
+          yield* ledger.gc("job", 1, Date.now() + 60_000)
+          expect(yield* ledger.inBytes(["q", "t"])).toEqual([false, false])
+        })
+    )
+
     it.scopedLive("a refreshed answer replaces the older one under its key", () =>
       Effect.gen(function* () {
         const ledger = yield* fresh()

@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { Ledger } from "../../src/ledger/ledger.ts"
 import { SqliteLedger, makeSqliteLedger, VECTOR_LEDGER_MAP_BYTES } from "../../src/ledger/sqlite-ledger.ts"
 import { ledgerConformance } from "./ledger-conformance.ts"
+import { migrations } from "../../src/ledger/migrations.ts"
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
 const entry = (key: string) => ({ key, endpoint: "chat", model: "m", tokens: 1 })
@@ -50,6 +51,24 @@ describe("SQLite ledger", () => {
       expect(yield* ledger.record(run, 0)).toEqual(
         Option.some({ key: "k", outcome: { _tag: "Done", output: { keys: [], rows: [{ v: 1 }] } } })
       )
+    })
+  )
+
+  it.scopedLive("a ledger from before answers' shapes were kept learns its vectors' shapes when opened", () =>
+    Effect.gen(function* () {
+      const path = tempDb()
+      // A version-4 ledger (the schema up to its migration 4) holding a vector and a text answer.
+      const old = new Database(path)
+      for (const m of migrations.slice(0, 4)) old.exec(m)
+      old.pragma("user_version = 4")
+      const insert = old.prepare(
+        "INSERT INTO answers (content_key, endpoint, model, answer, tokens, created_at) VALUES (?, 'embeddings', 'm', ?, 1, 1)"
+      )
+      insert.run("v", Buffer.from(new Float32Array(1536).buffer))
+      insert.run("t", '"text"')
+      old.close()
+      const ledger = yield* makeSqliteLedger({ path })
+      expect(yield* ledger.inBytes(["v", "t", "missing"])).toEqual([true, false, false])
     })
   )
 

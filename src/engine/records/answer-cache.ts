@@ -8,6 +8,7 @@ import { Deferred, Effect, FiberId, Option } from "effect"
 import { sha256Key } from "../../pipeline/content-key.ts"
 import { TextService } from "../../service/client.ts"
 import { decodeAnswer } from "../../ledger/answer-codec.ts"
+import { type AnswerRef, isStoredAsBlob } from "../../ledger/stored.ts"
 import type { LedgerService } from "../../ledger/ledger.ts"
 import { type Dispatcher, JobAborted, type RequestFailed } from "../flow/dispatcher.ts"
 import type { RunStats } from "../run-stats.ts"
@@ -94,49 +95,90 @@ export const makeAnswerCache = (
     interface Window {
       readonly known: Map<string, unknown>
       readonly missing: Set<string>
+      /** Keys whose answers are stored in bytes, not read: for records that only refer to them. */
+      readonly present: Set<string>
     }
-    const emptyWindow = (): Window => ({ known: new Map(), missing: new Set() })
+    const emptyWindow = (): Window => ({ known: new Map(), missing: new Set(), present: new Set() })
     let current = emptyWindow()
     let previous = emptyWindow()
     const remember = (key: string, value: unknown) => {
       for (const w of [current, previous]) if (w.missing.delete(key)) w.known.set(key, value)
     }
     const sinceFor = settings.cache === "refresh" ? since : 0
-    /**
-     * Reads the stored answers of these requests in one query; later asks for them cost nothing.
-     * Gives each request's key, in order: the window looks its records up by position, so a key is
-     * hashed once and not looked up again (a warm rerun's records never ask).
-     */
-    const prefetch = (requests: ReadonlyArray<StageRequest>): Effect.Effect<ReadonlyArray<string>> => {
-      const keys = requests.map(keyOf)
-      if (settings.cache === "off" || requests.length === 0) return Effect.succeed(keys)
-      return Effect.map(ledger.answersFor(keys, sinceFor), (found) => {
-        const next = emptyWindow()
-        for (let i = 0; i < requests.length; i++) {
-          const key = keys[i]!
+    /** The window's stored answers of requests `at` (indices into `requests`), read and decoded. */
+    const readInto = (
+      next: Window,
+      requests: ReadonlyArray<StageRequest>,
+      keys: ReadonlyArray<string>,
+      at: ReadonlyArray<number> | undefined
+    ): Effect.Effect<void> => {
+      const asked = at === undefined ? keys : at.map((i) => keys[i]!)
+      if (asked.length === 0) return Effect.void
+      return Effect.map(ledger.answersFor(asked, sinceFor), (found) => {
+        for (let j = 0; j < asked.length; j++) {
+          const key = asked[j]!
           if (next.known.has(key) || next.missing.has(key)) continue
-          const stored = found[i]
+          const stored = found[j]
           // An answer stored in another shape (an older version of the stage) is not reused.
-          const value = stored === undefined ? Option.none() : decodeAnswer(stored, requests[i]!.answer)
+          const value =
+            stored === undefined ? Option.none() : decodeAnswer(stored, requests[at === undefined ? j : at[j]!]!.answer)
           if (Option.isSome(value)) next.known.set(key, value.value)
           else next.missing.add(key)
         }
+      })
+    }
+    /**
+     * Reads the stored answers of these requests in one query; later asks for them cost nothing.
+     * Gives each request's key, in order: the window looks its records up by position, so a key is
+     * hashed once and not looked up again (a warm rerun's records never ask). `refersOnly[i]`: the
+     * record only refers to request i's answer (`StageFold.refersOnly`); one stored in bytes (a
+     * vector) is then looked up, not read.
+     */
+    const prefetch = (
+      requests: ReadonlyArray<StageRequest>,
+      refersOnly?: ReadonlyArray<boolean>
+    ): Effect.Effect<ReadonlyArray<string>> => {
+      const keys = requests.map(keyOf)
+      if (settings.cache === "off" || requests.length === 0) return Effect.succeed(keys)
+      const byPresence: Array<number> = []
+      const byValue: Array<number> = []
+      if (refersOnly !== undefined)
+        for (let i = 0; i < requests.length; i++)
+          (refersOnly[i] === true && isStoredAsBlob(requests[i]!.answer) ? byPresence : byValue).push(i)
+      const next = emptyWindow()
+      const done = Effect.sync(() => {
         previous = current
         current = next
         return keys
       })
+      if (byPresence.length === 0) return Effect.zipRight(readInto(next, requests, keys, undefined), done)
+      const looked = byPresence.map((i) => keys[i]!)
+      return Effect.flatMap(ledger.inBytes(looked, sinceFor), (inBytes) => {
+        for (let j = 0; j < looked.length; j++) (inBytes[j] === true ? next.present : next.missing).add(looked[j]!)
+        return Effect.zipRight(readInto(next, requests, keys, byValue), done)
+      })
     }
-    /** Whether the answers of `keys[from]` up to (not including) `keys[to]` were all read ahead. */
-    const allKnown = (keys: ReadonlyArray<string>, from: number, to: number): boolean => {
-      for (let i = from; i < to; i++) if (!current.known.has(keys[i]!)) return false
+    /**
+     * Whether the answers of `keys[from]` up to (not including) `keys[to]` were all read ahead (or,
+     * for a record that only refers to them, `refersOnly`, found present).
+     */
+    const allKnown = (keys: ReadonlyArray<string>, from: number, to: number, refersOnly = false): boolean => {
+      for (let i = from; i < to; i++) {
+        const key = keys[i]!
+        if (!current.known.has(key) && !(refersOnly && current.present.has(key))) return false
+      }
       return true
     }
-    /** The answers of keys all read ahead (`allKnown`), counted as cache hits. */
+    /**
+     * The answers of keys all read ahead (`allKnown`), counted as cache hits; an answer found present
+     * and not read is given as the reference to it (only a record that refers to it gets one).
+     */
     const knownAnswers = (keys: ReadonlyArray<string>, from: number, to: number): Array<unknown> => {
       const out = new Array<unknown>(to - from)
       for (let i = from; i < to; i++) {
         stats.cacheHit()
-        out[i - from] = current.known.get(keys[i]!)
+        const key = keys[i]!
+        out[i - from] = current.known.has(key) ? current.known.get(key) : ({ $answer: key } satisfies AnswerRef)
       }
       return out
     }

@@ -178,14 +178,23 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
         const requests: Array<StageRequest> = []
         const states: Array<RecordInFold> = []
         const steps: Array<Prepared | RecordFailed | undefined> = []
+        // Per record and per request: whether the record only refers to the answers (`refersOnly`).
+        const refers: Array<boolean> = []
+        const refersOf: Array<boolean> = []
         for (const record of todo) {
           const state = fold.begin(record.fields)
           const step = fold.prepareNext(state)
-          if (step !== undefined && !(step instanceof RecordFailed)) for (const r of step.requests) requests.push(r)
+          const only = step !== undefined && !(step instanceof RecordFailed) && fold.refersOnly(state, step)
+          if (step !== undefined && !(step instanceof RecordFailed))
+            for (const r of step.requests) {
+              requests.push(r)
+              refersOf.push(only)
+            }
           states.push(state)
           steps.push(step)
+          refers.push(only)
         }
-        return Effect.flatMap(answers.prefetch(requests), (keys) => {
+        return Effect.flatMap(answers.prefetch(requests, refersOf), (keys) => {
           const rest: Array<RecordForWorker> = []
           const outcomes: Array<{ ordinal: number; key: string; outcome: RecordOutcome }> = []
           // The record's requests are keys[from, to): prepared records' requests in order.
@@ -200,7 +209,8 @@ export const processingPass = (settings: ProcessingSettings, stats: RunStats, co
             else {
               const from = to
               to += step.requests.length
-              if (!answers.allKnown(keys, from, to)) state.pending = { prepared: step, keys: keys.slice(from, to) }
+              if (!answers.allKnown(keys, from, to, refers[i]))
+                state.pending = { prepared: step, keys: keys.slice(from, to) }
               else {
                 // Every answer known: the stage is folded here, with no fiber.
                 end = fold.absorb(state, step, keys.slice(from, to), answers.knownAnswers(keys, from, to))

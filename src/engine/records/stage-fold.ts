@@ -148,6 +148,14 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
     }
   }
 
+  /**
+   * Whether the stage `prepareNext` prepared needs its stored answers only to be present: it places
+   * them, unread, in vector columns the record refers to them from, and no later stage reads them.
+   * The fold may then be given stand-ins (`absorb`'s answers) that are those references.
+   */
+  const refersOnly = (state: RecordInFold, prepared: Prepared): boolean =>
+    prepared.placesAnswers === true && state.next === stages.length - 1 && vectorColumns[state.next]!.length > 0
+
   /** Whether no stage is left to run for the record. */
   const finished = (state: RecordInFold): boolean => state.pending === undefined && skipIdle(state) === undefined
 
@@ -264,6 +272,7 @@ export const makeStageFold = (pipeline: Pipeline, answers: AnswerSource, options
     prepareNext,
     absorb,
     finished,
+    refersOnly,
     result,
     carryOn: (state: RecordInFold) => Effect.suspend(() => carryOn(state))
   }
