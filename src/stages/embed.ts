@@ -149,11 +149,13 @@ export const embed = (options: EmbedOptions): Stage => {
     )
   }
 
+  // One parameters object for every request: its canonical JSON (a key's prefix) is computed once.
+  const params = { task_type }
   const request = (chunk: Chunk, label: string): StageRequest<VectorValues> =>
     makeRequest({
       endpoint: "embeddings",
       model,
-      params: { task_type },
+      params,
       text: chunk.text,
       label,
       answer: Float32Vector,

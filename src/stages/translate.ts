@@ -69,11 +69,18 @@ export const translate = (options: TranslateOptions): Stage => {
   const warnings = options.warningsColumn ?? "translate_warnings"
   const spansOf = protectedSpans(options.protect ?? defaultProtect)
 
+  // One parameters object per source language: its canonical JSON (a key's prefix) is computed once.
+  const paramsBySource = new Map<Language, { readonly source_lang: Language; readonly target_lang: string }>()
+  const paramsOf = (source: Language) => {
+    let params = paramsBySource.get(source)
+    if (params === undefined) paramsBySource.set(source, (params = { source_lang: source, target_lang: options.to }))
+    return params
+  }
   const request = (text: string, source: Language, label: string): StageRequest<string> =>
     makeRequest({
       endpoint: "translate",
       model: MODEL,
-      params: { source_lang: source, target_lang: options.to },
+      params: paramsOf(source),
       text,
       label,
       answer: Schema.String,

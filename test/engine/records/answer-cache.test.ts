@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Emulator } from "../../../src/emulator/emulator.ts"
 import { embed, embeddingChunks, type LongPolicy } from "../../../src/stages/embed.ts"
+import type { Stage } from "../../../src/pipeline/stage.ts"
 import { lengthStage } from "../fake-stages.ts"
 import { KEY, requestLog } from "../../helpers.ts"
 import { countingLedger, pipelineOf, readJsonl, runOnce, tempDir, writeRecords } from "../run-helpers.ts"
@@ -24,7 +25,7 @@ const records = [
 ]
 
 /** A cold run, then a warm rerun through a counting ledger: its lookups and both outputs. */
-const coldThenWarm = (stages: Parameters<typeof pipelineOf>) => {
+const coldThenWarm = (stages: ReadonlyArray<Stage>) => {
   const log = requestLog()
   return Effect.gen(function* () {
     const emulator = yield* Emulator.make({ apiKey: KEY, onRequest: log.onRequest })
