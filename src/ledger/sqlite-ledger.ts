@@ -67,6 +67,20 @@ export const VECTOR_LEDGER_MAP_BYTES = 256 * 1024 * 1024
 /** The ledger connection's page cache (and sorter budget), KiB. */
 export const LEDGER_CACHE_KIB = 4000
 
+/**
+ * Brings the schema up to date under the write lock, reading the version again once it holds it:
+ * two processes opening an older ledger at once (a run and `status`) migrate it once, not twice.
+ */
+const migrate = (db: Database.Database) =>
+  db
+    .transaction(() => {
+      const version = db.pragma("user_version", { simple: true }) as number
+      if (version >= migrations.length) return
+      for (let v = version; v < migrations.length; v++) db.exec(migrations[v]!)
+      db.pragma(`user_version = ${migrations.length}`)
+    })
+    .immediate()
+
 const open = (path: string, mapBytes: number) => {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
@@ -78,13 +92,7 @@ const open = (path: string, mapBytes: number) => {
   // file anyway; the smaller cache measured faster on those scans (docs/performance.md).
   db.pragma(`cache_size = ${-LEDGER_CACHE_KIB}`)
   if (mapBytes > 0) db.pragma(`mmap_size = ${mapBytes}`)
-  const version = db.pragma("user_version", { simple: true }) as number
-  for (let v = version; v < migrations.length; v++) {
-    db.transaction(() => {
-      db.exec(migrations[v]!)
-      db.pragma(`user_version = ${v + 1}`)
-    })()
-  }
+  if ((db.pragma("user_version", { simple: true }) as number) < migrations.length) migrate(db)
   return db
 }
 

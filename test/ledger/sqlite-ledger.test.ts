@@ -6,6 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import Database from "better-sqlite3"
 import { mkdtempSync } from "node:fs"
+import { createRequire } from "node:module"
+import { Worker } from "node:worker_threads"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Ledger } from "../../src/ledger/ledger.ts"
@@ -13,6 +15,7 @@ import { SqliteLedger, makeSqliteLedger, VECTOR_LEDGER_MAP_BYTES } from "../../s
 import { ledgerConformance } from "./ledger-conformance.ts"
 import { migrations } from "../../src/ledger/migrations.ts"
 
+const require = createRequire(import.meta.url)
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "svc-ledger-")), "ledger.sqlite")
 const entry = (key: string) => ({ key, endpoint: "chat", model: "m", tokens: 1 })
 
@@ -69,6 +72,37 @@ describe("SQLite ledger", () => {
       old.close()
       const ledger = yield* makeSqliteLedger({ path })
       expect(yield* ledger.inBytes(["v", "t", "missing"])).toEqual([true, false, false])
+    })
+  )
+
+  it.scopedLive("an older ledger migrated by another process while this one opens it is migrated once", () =>
+    Effect.gen(function* () {
+      const path = tempDb()
+      const old = new Database(path)
+      old.pragma("journal_mode = WAL")
+      for (const m of migrations.slice(0, 4)) old.exec(m)
+      old.pragma("user_version = 4")
+      old.close()
+      // Another process takes the write lock, migrates for 300 ms and commits, while this one opens.
+      const other = new Worker(
+        `const Database = require(${JSON.stringify(require.resolve("better-sqlite3"))})
+         const { parentPort, workerData } = require("node:worker_threads")
+         const db = new Database(workerData.path)
+         db.exec("BEGIN IMMEDIATE")
+         parentPort.postMessage("locked")
+         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300)
+         for (const m of workerData.pending) db.exec(m)
+         db.pragma("user_version = " + (4 + workerData.pending.length))
+         db.exec("COMMIT")
+         db.close()`,
+        { eval: true, workerData: { path, pending: migrations.slice(4) } }
+      )
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void other.once("message", () => resume(Effect.void))),
+        () => Effect.promise(() => other.terminate())
+      )
+      const ledger = yield* makeSqliteLedger({ path })
+      expect(yield* ledger.inBytes(["missing"])).toEqual([false])
     })
   )
 
