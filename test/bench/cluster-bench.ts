@@ -10,12 +10,13 @@
  * for the cost of the cluster machinery, records/s for what this machine gives.
  */
 import { spawn } from "node:child_process"
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import { startPostgres } from "../support/postgres.ts"
 import { benchDir } from "./bench-dir.ts"
+import { warnUnlessBuilt } from "./built-bin.ts"
 
 const BIN = process.env.BENCH_BIN ?? new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 const KEY = "bench-key"
@@ -28,8 +29,7 @@ const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 20_000)
 const workerCounts = option("--workers", "1,2,4").split(",").map(Number)
 const UNIT = Math.max(500, Math.ceil(N / 20))
 const dir = benchDir("svc-cluster-bench-")
-if (!existsSync(new URL("../../dist/.built", import.meta.url)))
-  console.warn("dist/ is not built: the bin runs the sources through tsx (run `npm run build` first)")
+warnUnlessBuilt()
 
 console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadavg()

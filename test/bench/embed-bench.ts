@@ -18,6 +18,7 @@ import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import { benchDir } from "./bench-dir.ts"
+import { warnUnlessBuilt } from "./built-bin.ts"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 const PEER = new URL("./peers/embed-peer.mjs", import.meta.url).pathname
@@ -35,8 +36,7 @@ const reruns = option("--reruns", "5000,100000")
   .filter((s) => s !== "")
   .map(Number)
 const dir = benchDir("svc-embed-bench-")
-if (!existsSync(new URL("../../dist/.built", import.meta.url)))
-  console.warn("dist/ is not built: the bin runs the sources through tsx (run `npm run build` first)")
+warnUnlessBuilt()
 
 console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadavg()

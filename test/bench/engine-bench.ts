@@ -18,8 +18,10 @@ import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import type { RequestLogEntry } from "../../src/emulator/options.ts"
 import { benchDir } from "./bench-dir.ts"
+import { warnUnlessBuilt } from "./built-bin.ts"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
+warnUnlessBuilt()
 const KEY = "bench-key"
 const which = process.argv.slice(2).filter((a) => !a.startsWith("-"))
 const wanted = (name: string) => which.length === 0 || which.includes(name)

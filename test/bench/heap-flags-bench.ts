@@ -11,9 +11,11 @@ import { createWriteStream, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import { benchDir } from "./bench-dir.ts"
+import { warnUnlessBuilt } from "./built-bin.ts"
 
 const root = new URL("../..", import.meta.url).pathname
 const BIN = process.env.BENCH_BIN ?? join(root, "src/cli/bin.mjs")
+warnUnlessBuilt()
 const KEY = "bench-key"
 const dir = benchDir("svc-flags-")
 const [roundsArg, ...flagArgs] = process.argv.slice(2)

@@ -29,9 +29,11 @@ import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import { limitDefaults } from "../../src/job/job-file.ts"
 import { benchDir } from "./bench-dir.ts"
+import { warnUnlessBuilt } from "./built-bin.ts"
 
 const root = new URL("../..", import.meta.url).pathname
 const BIN = process.env.BENCH_BIN ?? join(root, "src/cli/bin.mjs")
+warnUnlessBuilt()
 const PEER = join(root, "test/bench/peers/sdk-plimit-peer.mjs")
 const KEY = "bench-key"
 const FULL = process.env.BENCH_FULL === "1"

@@ -16,8 +16,10 @@ import { cpus } from "node:os"
 import { join } from "node:path"
 import { startEmulator } from "../../src/emulator/server.ts"
 import { benchDir } from "./bench-dir.ts"
+import { warnUnlessBuilt } from "./built-bin.ts"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
+warnUnlessBuilt()
 const KEY = "bench-key"
 const args = process.argv.slice(2)
 const flag = (name: string, fallback: number) => {

@@ -19,8 +19,10 @@ import { embed } from "../../src/emulator/models/embeddings.ts"
 import { openStoreWriter, searchStore } from "../../src/store/sqlite-vec.ts"
 import { StoreSettings } from "../../src/store/vector-store.ts"
 import { benchDir } from "./bench-dir.ts"
+import { warnUnlessBuilt } from "./built-bin.ts"
 
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
+warnUnlessBuilt()
 const KEY = "bench-key"
 const args = process.argv.slice(2)
 const which = args.filter((a) => !a.startsWith("-") && !/^\d/.test(a))
