@@ -6,7 +6,7 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { ValidateFunction } from "ajv"
-import { Effect, Either, Layer, ParseResult, Redacted, Schema, Stream } from "effect"
+import { Effect, Either, Layer, Option, ParseResult, Redacted, Schema, Stream } from "effect"
 import { layerFromEnv, ServiceConfig } from "./config.ts"
 import {
   type Endpoint,
@@ -21,6 +21,7 @@ import {
   TransportError
 } from "./errors.ts"
 import { httpClientLayer, isTimeout } from "./http.ts"
+import { type PostAnswer, ServicePost } from "./post-json.ts"
 import { Models } from "./limits.ts"
 import { parseVerdict, type Verdict } from "./moderation.ts"
 import { ChatCompletion, type ChatCompletionChunk, ChatRequest, type Usage } from "./schemas/chat.ts"
@@ -69,8 +70,10 @@ const serviceMessage = (text: string): string => {
 }
 
 /** "200 text/html": what answered, for a body that is not the API's (a wrong base URL answers pages). */
+const answeredAs = (status: number, contentType: string | undefined): string =>
+  `${status} ${(contentType ?? "").split(";")[0]!.trim() || "(no content-type)"}`
 const answered = (response: HttpClientResponse.HttpClientResponse): string =>
-  `${response.status} ${(response.headers["content-type"] ?? "").split(";")[0]!.trim() || "(no content-type)"}`
+  answeredAs(response.status, response.headers["content-type"])
 
 /** The start of a body, quoted on one line: enough to recognise an HTML page or a proxy's text. */
 const sample = (text: string): string => {
@@ -119,8 +122,24 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
         )
       )
 
-    const decodeBody = <A, I>(endpoint: Endpoint, schema: Schema.Schema<A, I>) => {
+    /** The answer's JSON through its Schema; `answered`: what answered, for the error. */
+    const decodeJson = <A, I>(endpoint: Endpoint, schema: Schema.Schema<A, I>) => {
       const decode = Schema.decodeUnknownEither(schema)
+      return (json: unknown, answered: () => string): Effect.Effect<A, ResponseDecodeError> =>
+        Either.match(decode(json), {
+          onRight: Effect.succeed,
+          onLeft: (error) =>
+            Effect.fail(
+              new ResponseDecodeError({
+                endpoint,
+                detail: `${answered()}: not the documented shape: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+              })
+            )
+        })
+    }
+
+    const decodeBody = <A, I>(endpoint: Endpoint, schema: Schema.Schema<A, I>) => {
+      const decode = decodeJson(endpoint, schema)
       return (response: HttpClientResponse.HttpClientResponse) =>
         response.json.pipe(
           Effect.catchAll((e): Effect.Effect<never, ResponseDecodeError | TransportError | TimeoutError> =>
@@ -138,31 +157,55 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
                 )
               : Effect.fail(transport(endpoint)(e))
           ),
-          Effect.flatMap((json) =>
-            Either.match(decode(json), {
-              onRight: Effect.succeed,
-              onLeft: (error) =>
-                Effect.fail(
-                  new ResponseDecodeError({
-                    endpoint,
-                    detail: `${answered(response)}: not the documented shape: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
-                  })
-                )
-            })
-          )
+          Effect.flatMap((json) => decode(json, () => answered(response)))
         )
     }
 
-    const call = <A, I>(endpoint: Endpoint, path: string, body: string, schema: Schema.Schema<A, I>) => {
-      const decode = decodeBody(endpoint, schema)
-      return execute(endpoint, path, body).pipe(Effect.flatMap(decode))
+    /** A whole answer as PostJson read it: its status's typed error, or its JSON through `schema`. */
+    const decodeAnswer = <A, I>(endpoint: Endpoint, schema: Schema.Schema<A, I>) => {
+      const decode = decodeJson(endpoint, schema)
+      return (answer: PostAnswer): Effect.Effect<A, ServiceError> => {
+        if (answer.status < 200 || answer.status >= 300)
+          return Effect.fail(errorForStatus(endpoint, answer.status, serviceMessage(answer.text), answer.retryAfter))
+        const what = () => answeredAs(answer.status, answer.contentType)
+        let json: unknown
+        try {
+          json = answer.text === "" ? null : JSON.parse(answer.text)
+        } catch {
+          return Effect.fail(
+            new ResponseDecodeError({ endpoint, detail: `${what()}: ${sample(answer.text)} is not JSON` })
+          )
+        }
+        return decode(json, what)
+      }
     }
+
+    // Request/response calls go through PostJson when the layer gives one (httpClientLayer does),
+    // else through the HttpClient; streams always through the HttpClient.
+    const post = Option.getOrUndefined(yield* Effect.serviceOption(ServicePost))
+    const authorization = `Bearer ${Redacted.value(config.apiKey)}`
+
+    /** The call to `path` of `endpoint`, its answer decoded with `schema`; built once per operation. */
+    const caller = <A, I>(endpoint: Endpoint, path: string, schema: Schema.Schema<A, I>) => {
+      const url = config.baseUrl + path
+      if (post !== undefined) {
+        const decode = decodeAnswer(endpoint, schema)
+        const failed = transport(endpoint)
+        return (body: string): Effect.Effect<A, ServiceError> =>
+          post(url, authorization, body).pipe(Effect.mapError(failed), Effect.flatMap(decode))
+      }
+      const decode = decodeBody(endpoint, schema)
+      return (body: string): Effect.Effect<A, ServiceError> =>
+        execute(endpoint, path, body).pipe(Effect.flatMap(decode))
+    }
+    const callChat = caller("chat", Paths.chat, ChatCompletion)
+    const callRerank = caller("rerank", Paths.rerank, RerankResponse)
+    const callEmbeddings = caller("embeddings", Paths.embeddings, EmbeddingsResponse)
+    const callTranslate = caller("translate", Paths.translate, TranslateResponse)
 
     /** §4.1, stream false. */
     const chat = (input: ChatInput): Effect.Effect<ChatCompletion, ServiceError> =>
-      prepareChat({ ...input, stream: false }).pipe(
-        Effect.flatMap((body) => call("chat", Paths.chat, body, ChatCompletion))
-      )
+      prepareChat({ ...input, stream: false }).pipe(Effect.flatMap(callChat))
 
     /** §4.1, stream true: the chunks as they arrive; fails IncompleteStreamError without `[DONE]`. */
     const chatStream = (input: ChatInput): Stream.Stream<ChatCompletionChunk, ServiceError | IncompleteStreamError> =>
@@ -262,19 +305,15 @@ export class TextService extends Effect.Service<TextService>()("svc-batch/TextSe
 
     /** §4.4 */
     const rerank = (input: RerankRequest): Effect.Effect<RerankResponse, ServiceError> =>
-      prepareRerank(input).pipe(Effect.flatMap((body) => call("rerank", Paths.rerank, body, RerankResponse)))
+      prepareRerank(input).pipe(Effect.flatMap(callRerank))
 
     /** §4.5 */
     const embed = (input: EmbeddingsRequest): Effect.Effect<EmbeddingsResponse, ServiceError> =>
-      prepareEmbeddings(input).pipe(
-        Effect.flatMap((body) => call("embeddings", Paths.embeddings, body, EmbeddingsResponse))
-      )
+      prepareEmbeddings(input).pipe(Effect.flatMap(callEmbeddings))
 
     /** §4.6 */
     const translate = (input: TranslateRequest): Effect.Effect<TranslateResponse, ServiceError> =>
-      prepareTranslate(withoutModel(input)).pipe(
-        Effect.flatMap((body) => call("translate", Paths.translate, body, TranslateResponse))
-      )
+      prepareTranslate(withoutModel(input)).pipe(Effect.flatMap(callTranslate))
 
     /** §4.2: runs the model's tool calls with `handlers` and returns the final answer. */
     const chatWithTools = <E = never, R = never>(

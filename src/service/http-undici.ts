@@ -4,8 +4,9 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Duration, Effect, Layer } from "effect"
-import { Agent } from "undici"
+import { Agent, type Dispatcher } from "undici"
 import { ServiceConfig } from "./config.ts"
+import { PostFailed, type PostJson, ServicePost } from "./post-json.ts"
 
 export const dispatcherLayer = Layer.scoped(
   NodeHttpClient.Dispatcher,
@@ -25,4 +26,53 @@ export const dispatcherLayer = Layer.scoped(
   })
 )
 
-export const undiciClientLayer = NodeHttpClient.layerUndiciWithoutDispatcher.pipe(Layer.provide(dispatcherLayer))
+const headerText = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  value === undefined || typeof value === "string" ? value : value.join(", ")
+
+/**
+ * A JSON POST straight on the dispatcher, its answer read whole as text: no HttpClientRequest,
+ * response object or Effect-side body reading per call (a cold embedding backfill's client CPU:
+ * docs/performance.md). Interruption aborts the request.
+ */
+const postJsonWith = (dispatcher: Dispatcher): PostJson => {
+  // The service's few URLs, parsed once each.
+  const targets = new Map<string, { readonly origin: string; readonly path: string }>()
+  const targetOf = (url: string) => {
+    let target = targets.get(url)
+    if (target === undefined) {
+      const parsed = new URL(url)
+      target = { origin: parsed.origin, path: parsed.pathname + parsed.search }
+      if (targets.size < 64) targets.set(url, target)
+    }
+    return target
+  }
+  return (url, authorization, body) =>
+    Effect.tryPromise({
+      try: async (signal) => {
+        const { origin, path } = targetOf(url)
+        const response = await dispatcher.request({
+          origin,
+          path,
+          method: "POST",
+          headers: { "content-type": "application/json", authorization },
+          body,
+          signal
+        })
+        const ok = response.statusCode >= 200 && response.statusCode < 300
+        return {
+          status: response.statusCode,
+          contentType: headerText(response.headers["content-type"]),
+          retryAfter: headerText(response.headers["retry-after"]),
+          // An error's body is only its message: one that cannot be read leaves the status.
+          text: ok ? await response.body.text() : await response.body.text().catch(() => "")
+        }
+      },
+      catch: (cause) => new PostFailed({ message: `Transport error (POST ${url})`, cause })
+    })
+}
+
+/** HttpClient (streamed answers) and PostJson (every other call) over one dispatcher. */
+export const undiciLayer = Layer.merge(
+  NodeHttpClient.layerUndiciWithoutDispatcher,
+  Layer.effect(ServicePost, Effect.map(NodeHttpClient.Dispatcher, postJsonWith))
+).pipe(Layer.provide(dispatcherLayer))

@@ -3,7 +3,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Layer, Option, Stream } from "effect"
 import { createServer } from "node:http"
 import { inspect } from "node:util"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { TextService } from "../../src/service/client.ts"
+import { ServiceConfig } from "../../src/service/config.ts"
+import { Emulator } from "../../src/emulator/emulator.ts"
 import { clientLayer, KEY, requestLog } from "../helpers.ts"
 
 const user = (content: string) => [{ role: "user" as const, content }]
@@ -464,4 +467,42 @@ describe("TextService client messages", () => {
       )
     )
   )
+})
+
+describe("TextService over an HttpClient of the caller's", () => {
+  /** TextService.Default given only an HttpClient (no PostJson): fetch, counting what it sends. */
+  const overFetch = (sent: Array<string>, apiKey: string) =>
+    Layer.unwrapScoped(
+      Emulator.make({ apiKey: KEY }).pipe(
+        Effect.map((emu) =>
+          TextService.Default.pipe(
+            Layer.provide(
+              Layer.effect(
+                HttpClient.HttpClient,
+                Effect.map(
+                  HttpClient.HttpClient,
+                  HttpClient.tapRequest((r) => Effect.sync(() => sent.push(r.url)))
+                )
+              ).pipe(Layer.provide(FetchHttpClient.layer))
+            ),
+            Layer.provide(ServiceConfig.layer({ baseUrl: emu.url, apiKey }))
+          )
+        )
+      )
+    )
+
+  it.scopedLive("sends its calls through that HttpClient, answers and errors alike", () => {
+    const sent: Array<string> = []
+    const embed = Effect.flatMap(TextService, (svc) =>
+      svc.embed({ model: "svc3-embedding", input: "hello", task_type: "RETRIEVAL_DOCUMENT" })
+    )
+    return Effect.gen(function* () {
+      const r = yield* Effect.provide(embed, overFetch(sent, KEY))
+      expect(r.data[0].embedding).toHaveLength(1536)
+      const error = yield* Effect.flip(Effect.provide(embed, overFetch(sent, "not-the-key")))
+      expect(error._tag).toBe("UnauthorizedError")
+      expect(sent).toHaveLength(2)
+      expect(sent[0]).toMatch(/\/v1\/embeddings$/)
+    })
+  })
 })
