@@ -156,19 +156,22 @@ export const openStoreWriter = (
   const changes = { written: 0, unchanged: 0, deleted: 0 }
   let inBatch = 0
 
+  /** Before a record's statements: the batch's transaction, open. */
   const begin = () => {
     if (inBatch === 0) db.exec("BEGIN")
-    if (++inBatch >= BATCH) {
-      try {
-        hooks.beforeCommit?.()
-      } catch (e) {
-        db.exec("ROLLBACK")
-        inBatch = 0
-        throw new CommitRefused(e)
-      }
-      db.exec("COMMIT")
+  }
+  /** After them: the batch committed once it holds BATCH records (never before the last one's statements). */
+  const done = () => {
+    if (++inBatch < BATCH) return
+    try {
+      hooks.beforeCommit?.()
+    } catch (e) {
+      db.exec("ROLLBACK")
       inBatch = 0
+      throw new CommitRefused(e)
     }
+    db.exec("COMMIT")
+    inBatch = 0
   }
   const deleteRows = (recordKey: string, count: number) => {
     for (let i = 0; i < count; i++) {
@@ -192,6 +195,7 @@ export const openStoreWriter = (
         if (current !== undefined && current.hash === hash) {
           q.touch.run(pass, recordKey)
           changes.unchanged++
+          done()
           return
         }
         const next = rows()
@@ -203,6 +207,7 @@ export const openStoreWriter = (
         })
         q.setRecord.run(recordKey, hash, next.length, pass)
         changes.written++
+        done()
       } catch (e) {
         fail(`record ${recordKey}`, e)
       }
@@ -211,6 +216,7 @@ export const openStoreWriter = (
       try {
         begin()
         q.touch.run(pass, recordKey)
+        done()
       } catch (e) {
         fail(`record ${recordKey}`, e)
       }

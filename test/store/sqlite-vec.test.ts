@@ -190,4 +190,28 @@ describe("sqlite-vec store", () => {
     expect(next.claim("a", 4)).toBeUndefined()
     next.close()
   })
+
+  it("a record whose rows cannot all be written is left as it was, the batch's last one too", () => {
+    const dir = tempDir()
+    const row = (v: number) => ({ vector: [v, 1, 0, 0], text: `t${v}`, metadata: { lang: "en" } })
+    const rows = (key: string) => {
+      const db = openStoreDatabase(settings(dir), { create: false })
+      try {
+        return db.prepare("SELECT key FROM docs WHERE record_key = ? ORDER BY key").pluck().all(key)
+      } finally {
+        db.close()
+      }
+    }
+    const first = openStoreWriter(settings(dir), 4, { job: "j" })
+    for (let i = 0; i < 500; i++) first.put(`r${i}`, "h1", () => [row(i), row(i + 1)])
+    first.commit()
+    first.close()
+    expect(rows("r499")).toEqual(["r499#0", "r499#1"])
+    // 499 records unchanged, then the batch's 500th: its second row (3 values, not 4) is refused.
+    const second = openStoreWriter(settings(dir), 4, { job: "j" })
+    for (let i = 0; i < 499; i++) second.put(`r${i}`, "h1", () => [row(i), row(i + 1)])
+    expect(() => second.put("r499", "h2", () => [row(7), { ...row(8), vector: [1, 2, 3] }])).toThrow()
+    second.close()
+    expect(rows("r499")).toEqual(["r499#0", "r499#1"])
+  })
 })
