@@ -1,6 +1,7 @@
 /**
- * What every command compiles before it starts: the bundle's static import graph from
- * src/cli/main.ts. Libraries only some jobs need are loaded when used (Parquet's reader and writer,
+ * What every command evaluates before it starts: the bundle's static import graph from
+ * src/cli/main.ts (the bin's bundle is one CommonJS file, where a module reached by `import()` is
+ * evaluated when imported). Libraries only some jobs need are loaded when used (Parquet's reader and writer,
  * the emulator's models, undici on the first request), so they must not be in it. Each command is
  * imported when asked for (src/cli/commands.ts): a light one loads its own graph, not `run`'s.
  */
@@ -58,11 +59,38 @@ const bundled = () =>
     alias
   })
 
+/** The bin's bundle as `npm run build` makes it: CommonJS, one file (run through vm.Script, src/cli/code-cache.mjs). */
+const bundledAsBuilt = () =>
+  build({
+    entryPoints: [`${root}src/cli/main.ts`],
+    absWorkingDir: root,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    outfile: "out/start-up-modules/main.cjs",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+    external: externals,
+    alias,
+    define: { "import.meta.url": "__svcImportMetaUrl" }
+  })
+
 /** What `svc-batch <command>` compiles before it starts: main.ts's static graph and the command's. */
 const graphOf = (meta: Metafile, command: string) =>
   staticGraph(meta, "src/cli/main.ts", `src/cli/${command}-command.ts`)
 
 describe("start-up modules", () => {
+  it("the bin's bundle has no import() left: code run through vm.Script has no loader for one", async () => {
+    const { metafile, errors } = await bundledAsBuilt()
+    expect(errors).toEqual([])
+    const imports = Object.values(metafile.outputs).flatMap((o) => o.imports)
+    expect(imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path)).toEqual([])
+    // Not vacuous: the externals are there, required.
+    expect(imports.filter((i) => i.path === "better-sqlite3").map((i) => i.kind)).toContain("require-call")
+  }, 60_000)
+
   it("run reaches Parquet, undici, ajv, the emulator and sqlite-vec only when used, TOML and INI never", async () => {
     const graph = graphOf((await bundled()).metafile, "run")
     const inputs = [...graph.inputs]
