@@ -9,29 +9,34 @@
  */
 import { Duration, Effect } from "effect"
 import type { IncomingMessage } from "node:http"
+import { createRequire } from "node:module"
 import { EmulatorHeader, fingerprintOf } from "../emulator/identity.ts"
 
 /** At most this long: an unreachable URL is the run's to report, not the probe's. */
 const ProbeTimeout = Duration.seconds(5)
 
+/**
+ * node:https (TLS) is loaded only for an https URL. Required, not `import()`ed: the bundle is
+ * CommonJS run through vm.Script (code-cache.mjs), where a dynamic import has no loader.
+ */
+const requestOf = (url: URL): typeof import("node:http").request =>
+  (createRequire(import.meta.url)(url.protocol === "https:" ? "node:https" : "node:http") as typeof import("node:http"))
+    .request
+
 /** The head of the answer to one GET of `url` (its body discarded). */
 const head = (url: URL) =>
   Effect.async<IncomingMessage, Error>((resume, signal) => {
-    // node:https (TLS) is loaded only for an https URL.
-    const send = url.protocol === "https:" ? import("node:https") : import("node:http")
-    void send.then(
-      ({ request }) => {
-        if (signal.aborted) return
-        // A connection of its own (agent: false), closed with the answer: no keep-alive socket left.
-        const req = request(url, { method: "GET", agent: false, signal }, (response) => {
-          response.resume()
-          resume(Effect.succeed(response))
-        })
-        req.on("error", (e) => resume(Effect.fail(e)))
-        req.end()
-      },
-      (e: unknown) => resume(Effect.fail(e instanceof Error ? e : new Error(String(e))))
-    )
+    try {
+      // A connection of its own (agent: false), closed with the answer: no keep-alive socket left.
+      const req = requestOf(url)(url, { method: "GET", agent: false, signal }, (response) => {
+        response.resume()
+        resume(Effect.succeed(response))
+      })
+      req.on("error", (e) => resume(Effect.fail(e)))
+      req.end()
+    } catch (e) {
+      resume(Effect.fail(e instanceof Error ? e : new Error(String(e))))
+    }
   })
 
 /** The emulator's answer fingerprint, or undefined when `baseUrl` is not a standalone emulator. */

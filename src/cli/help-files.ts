@@ -1,5 +1,5 @@
 /**
- * Written at build time (`node dist/cli/help-files.js dist/cli/help`): the program's and each
+ * Written at build time (`node dist/cli/help-files.cjs dist/cli/help`): the program's and each
  * command's `--help` as text files, so the bin answers `--help` without loading the command tree.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -18,6 +18,10 @@ export const writeHelpFiles = async (dir: string) => {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = process.argv[2]
-  if (!dir) throw new Error("usage: help-files.js <dir>")
-  await writeHelpFiles(dir)
+  if (!dir) throw new Error("usage: help-files.cjs <dir>")
+  // No top-level await: the build bundles this file as CommonJS.
+  writeHelpFiles(dir).catch((e: unknown) => {
+    console.error(e)
+    process.exit(1)
+  })
 }

@@ -15,9 +15,15 @@ import { recordsRemoved } from "./records-removed.ts"
 import { changesSince } from "./report-changes.ts"
 
 // One collator each, made once: `localeCompare` with a locale and options builds one per call (a
-// warm 50k rerun spent 4.6 % of its time there sorting the flagged rows).
-const numericOrder = new Intl.Collator("en", { numeric: true }).compare
-const keyOrder = new Intl.Collator().compare
+// warm 50k rerun spent 4.6 % of its time there sorting the flagged rows). Made at the first report,
+// not at start-up: a process's first Intl object costs ~9 ms (ICU's data), and most runs write none.
+let collators:
+  { readonly numericOrder: Intl.Collator["compare"]; readonly keyOrder: Intl.Collator["compare"] } | undefined
+const orders = () =>
+  (collators ??= {
+    numericOrder: new Intl.Collator("en", { numeric: true }).compare,
+    keyOrder: new Intl.Collator().compare
+  })
 
 const isTally = (from: Source | ReportTally): from is ReportTally => "_tag" in from && from._tag === "ReportTally"
 
@@ -159,6 +165,7 @@ export const buildReport = (run: Run, options: ReportOptions, from: Source | Rep
           share: harmful > 0 ? count / harmful : 0
         })
     }
+    const { numericOrder, keyOrder } = orders()
     const byCategory = (a: Flagged, b: Flagged) =>
       numericOrder(a.categories[0] ?? "~", b.categories[0] ?? "~") || keyOrder(a.key, b.key)
 

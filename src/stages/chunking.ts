@@ -6,10 +6,7 @@
  * linear in the text's length. Segmentation runs per paragraph: Intl.Segmenter's cost grows faster
  * than linearly with input length.
  */
-
-const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" })
-const words = new Intl.Segmenter(undefined, { granularity: "word" })
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+import { segmenter } from "./segmenters.ts"
 
 interface Piece {
   readonly text: string
@@ -44,7 +41,7 @@ const lastMatchEnd = (s: string, re: RegExp): number => {
 
 /** Pieces of `text`, each within `limit`, in order. */
 function* pieces(text: string, limit: number, measure: (s: string) => number): Generator<Piece> {
-  const levels = [sentences, words, graphemes]
+  const levels = [segmenter("sentence"), segmenter("word"), segmenter("grapheme")]
   function* split(segment: string, level: number): Generator<Piece> {
     const size = measure(segment)
     if (size <= limit || level >= levels.length) {

@@ -10,6 +10,7 @@
  * the next: linear in the text's length.
  */
 import { codePointLength, Limits } from "../service/limits.ts"
+import { segmenter } from "./segmenters.ts"
 
 export interface TranslationChunks {
   readonly chunks: ReadonlyArray<string>
@@ -21,10 +22,6 @@ export interface TranslationChunks {
 export const codePoints = codePointLength
 
 const WINDOW = 4000
-
-const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" })
-const words = new Intl.Segmenter(undefined, { granularity: "word" })
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
 
 /** Cut at the end of each match of `re` (the break stays with the left part). */
 const splitAfter =
@@ -49,7 +46,7 @@ const splitAfter =
  * several windows: then it is a boundary candidate for the coarser levels only).
  */
 const segmentWindowed =
-  (segmenter: Intl.Segmenter) =>
+  (granularity: "sentence" | "word" | "grapheme") =>
   (text: string): Array<string> => {
     const out: Array<string> = []
     let carry = ""
@@ -60,7 +57,7 @@ const segmentWindowed =
       if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--
       const window = carry + text.slice(pos, end)
       pos = end
-      const segs = Array.from(segmenter.segment(window), (s) => s.segment)
+      const segs = Array.from(segmenter(granularity).segment(window), (s) => s.segment)
       if (pos >= text.length) {
         out.push(...segs)
         break
@@ -78,9 +75,9 @@ type Size = (text: string) => number
 const LEVELS: ReadonlyArray<Splitter> = [
   splitAfter(/\n[ \t\u3000]*\n\s*/g), // blank lines (and the whitespace after them)
   splitAfter(/\n\s*/g), // line breaks
-  segmentWindowed(sentences),
+  segmentWindowed("sentence"),
   splitAfter(/[、，,;；:：]\s*/g), // clause breaks
-  segmentWindowed(words)
+  segmentWindowed("word")
 ]
 
 /**
@@ -90,7 +87,7 @@ const LEVELS: ReadonlyArray<Splitter> = [
  */
 const pieces = (text: string, limit: number, level: number, size: Size): Array<string> => {
   if (size(text) <= limit) return [text]
-  if (level >= LEVELS.length) return segmentWindowed(graphemes)(text)
+  if (level >= LEVELS.length) return segmentWindowed("grapheme")(text)
   const parts = LEVELS[level]!(text)
   if (parts.length <= 1) return pieces(text, limit, level + 1, size)
   return parts.flatMap((p) => (size(p) <= limit ? [p] : pieces(p, limit, level + 1, size)))

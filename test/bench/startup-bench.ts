@@ -2,12 +2,12 @@
  * Start-up benchmark (not a test): wall time and peak RSS of `svc-batch --help` and `svc-batch
  * status <job>`, median of 5, for the compiled bundle (what the bin runs after `npm run build`)
  * and the TypeScript sources through tsx (what it runs when a source is newer than the build);
- * and the bytes of the bundle each command loads (a module-loading hook lists the files).
+ * and the size of each command's code cache.
  *   npm run bench:startup
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { cpus } from "node:os"
-import { readFileSync, statSync, writeFileSync } from "node:fs"
+import { readdirSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { benchDir } from "./bench-dir.ts"
 
@@ -57,30 +57,13 @@ for (const [name] of cases) {
   const ms = median(times.get(name)!)
   console.log(`${name.padEnd(24)} ${Math.round(ms)} ms  (${(ms / bare).toFixed(2)}× bare node)`)
 }
-const bundle = join(root, "dist/cli/main.js")
+const bundle = join(root, "dist/cli/main.cjs")
 const tsx = [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "src/cli/main.ts")]
+// The bundle run directly: no code cache (the bin's, src/cli/code-cache.mjs, is measured above).
 console.log(`--help   bundle ${measure([bundle, "--help"])};  tsx sources ${measure([...tsx, "--help"])}`)
 console.log(`status   bundle ${measure([bundle, "status", job])};  tsx sources ${measure([...tsx, "status", job])}`)
 
-// The bundle's files each command loads: every ESM file Node loads, listed by a load hook.
-const log = join(dir, "loaded.txt")
-const hook = `export async function load(url, context, next) { if (url.includes("/dist/cli/")) (await import("node:fs")).appendFileSync(process.env.SVC_LOADED_LOG, url + "\\n"); return next(url, context) }`
-const preload = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})`)}`
-const loaded = (args: ReadonlyArray<string>) => {
-  writeFileSync(log, "")
-  spawnSync(process.execPath, ["--import", preload, bundle, ...args], {
-    stdio: "ignore",
-    env: { ...env, SVC_LOADED_LOG: log }
-  })
-  const files = [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))]
-  const bytes = files.reduce((sum, url) => sum + statSync(new URL(url)).size, 0)
-  return `${files.length} files, ${(bytes / 1e6).toFixed(2)} MB`
-}
-for (const [name, args] of [
-  ["runs <job>", ["runs", job]],
-  ["status <job>", ["status", job]],
-  ["plan <job>", ["plan", job]],
-  ["emulator (port taken)", ["emulator", "--port", "99999"]],
-  ["run <job>", ["run", job]]
-] as const)
-  console.log(`bundle loaded by ${name.padEnd(22)} ${loaded(args)}`)
+// The code cache each command keeps beside the bundle (written by its first successful run above).
+const caches = join(root, "dist/cli/cache")
+for (const file of readdirSync(caches).filter((f) => f.endsWith(".v8")))
+  console.log(`code cache ${file.padEnd(24)} ${(statSync(join(caches, file)).size / 1e6).toFixed(2)} MB`)

@@ -1,12 +1,16 @@
 /**
- * What every command compiles before it starts: the bundle's static import graph from
- * src/cli/main.ts. Libraries only some jobs need are loaded when used (Parquet's reader and writer,
+ * What every command evaluates before it starts: the bundle's static import graph from
+ * src/cli/main.ts (the bin's bundle is one CommonJS file, where a module reached by `import()` is
+ * evaluated when imported). Libraries only some jobs need are loaded when used (Parquet's reader and writer,
  * the emulator's models, undici on the first request), so they must not be in it. Each command is
  * imported when asked for (src/cli/commands.ts): a light one loads its own graph, not `run`'s.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { build, type Metafile } from "esbuild"
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 
 const root = new URL("../..", import.meta.url).pathname
 // The externals and aliases of `npm run build`, read from the script so this test builds what it builds.
@@ -58,11 +62,60 @@ const bundled = () =>
     alias
   })
 
+/** The bin's bundle as `npm run build` makes it: CommonJS, one file (run through vm.Script, src/cli/code-cache.mjs). */
+const bundledAsBuilt = () =>
+  build({
+    entryPoints: [`${root}src/cli/main.ts`],
+    absWorkingDir: root,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    outfile: "out/start-up-modules/main.cjs",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+    external: externals,
+    alias,
+    define: { "import.meta.url": "__svcImportMetaUrl" }
+  })
+
 /** What `svc-batch <command>` compiles before it starts: main.ts's static graph and the command's. */
 const graphOf = (meta: Metafile, command: string) =>
   staticGraph(meta, "src/cli/main.ts", `src/cli/${command}-command.ts`)
 
 describe("start-up modules", () => {
+  it("the bin's bundle has no import() left: code run through vm.Script has no loader for one", async () => {
+    const { metafile, errors } = await bundledAsBuilt()
+    expect(errors).toEqual([])
+    const imports = Object.values(metafile.outputs).flatMap((o) => o.imports)
+    expect(imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path)).toEqual([])
+    // Not vacuous: the externals are there, required.
+    expect(imports.filter((i) => i.path === "better-sqlite3").map((i) => i.kind)).toContain("require-call")
+    // undici through its stand-in (scripts/bundle-stubs/undici-agent.cjs): the Agent, not fetch and the rest.
+    const undici = Object.keys(metafile.inputs)
+      .map(fromRoot)
+      .filter((p) => p.startsWith("node_modules/undici/"))
+    expect(undici).toContain("node_modules/undici/lib/dispatcher/agent.js")
+    const left = ["index.js", "lib/web/fetch/index.js", "lib/web/websocket/", "lib/web/cookies/", "lib/mock/"]
+    expect(undici.filter((p) => left.some((l) => p.startsWith(`node_modules/undici/${l}`)))).toEqual([])
+  }, 60_000)
+
+  it("undici's stand-in gives a composed Agent the request API the HTTP client calls", async () => {
+    const server = createServer((_, res) => res.end("answered"))
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    const { port } = server.address() as AddressInfo
+    // A process of its own: undici's index loaded here would put the API on the Agent for the stand-in.
+    const code = `const { Agent } = require(${JSON.stringify(`${root}scripts/bundle-stubs/undici-agent.cjs`)}); const a = new Agent().compose((d) => d); a.request({ origin: "http://127.0.0.1:${port}", path: "/", method: "GET" }).then((r) => r.body.text()).then((t) => { process.stdout.write(t); return a.close() })`
+    const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (out += d))
+    await new Promise((r) => child.on("exit", r))
+    server.close()
+    expect(out).toBe("answered")
+  }, 20_000)
+
   it("run reaches Parquet, undici, ajv, the emulator and sqlite-vec only when used, TOML and INI never", async () => {
     const graph = graphOf((await bundled()).metafile, "run")
     const inputs = [...graph.inputs]
