@@ -59,5 +59,26 @@ export const migrations: ReadonlyArray<string> = [
    END;
    CREATE TRIGGER answer_shapes_delete AFTER DELETE ON answers BEGIN
      DELETE FROM answer_shapes WHERE content_key = old.content_key;
+   END;`,
+  // 6: only answers in bytes are listed (migration 5 listed every answer, and a ledger of text
+  // answers grew by a third for nothing: a text answer is "not in bytes" whether listed or not).
+  `DROP TRIGGER answer_shapes_insert;
+   DROP TRIGGER answer_shapes_update;
+   DROP TRIGGER answer_shapes_delete;
+   DROP TABLE answer_shapes;
+   CREATE TABLE answers_in_bytes (
+     content_key TEXT PRIMARY KEY,
+     created_at  INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   INSERT INTO answers_in_bytes SELECT content_key, created_at FROM answers WHERE typeof(answer) = 'blob';
+   CREATE TRIGGER answers_in_bytes_insert AFTER INSERT ON answers WHEN typeof(new.answer) = 'blob' BEGIN
+     INSERT INTO answers_in_bytes VALUES (new.content_key, new.created_at);
+   END;
+   CREATE TRIGGER answers_in_bytes_update AFTER UPDATE ON answers BEGIN
+     DELETE FROM answers_in_bytes WHERE content_key = old.content_key;
+     INSERT INTO answers_in_bytes SELECT new.content_key, new.created_at WHERE typeof(new.answer) = 'blob';
+   END;
+   CREATE TRIGGER answers_in_bytes_delete AFTER DELETE ON answers BEGIN
+     DELETE FROM answers_in_bytes WHERE content_key = old.content_key;
    END;`
 ]

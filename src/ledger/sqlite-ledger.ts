@@ -125,8 +125,8 @@ export const makeSqliteLedger = (options: SqliteLedgerOptions) =>
       ),
       inBytes: db
         .prepare<[string, number], number>(
-          "SELECT ifnull(s.in_bytes, 0) FROM json_each(?) AS j " +
-            "LEFT JOIN answer_shapes AS s ON s.content_key = j.value AND s.created_at >= ? ORDER BY j.key"
+          "SELECT s.content_key IS NOT NULL FROM json_each(?) AS j " +
+            "LEFT JOIN answers_in_bytes AS s ON s.content_key = j.value AND s.created_at >= ? ORDER BY j.key"
         )
         .pluck(),
       putAnswer: db.prepare(
