@@ -84,6 +84,22 @@ const quickAnswer = (args) => {
   return undefined
 }
 
+/**
+ * Whom a command's code cache is for: the kind of job it works on (the job file's `pipeline:` and
+ * stage lines, e.g. `- embed:`), so that jobs of one kind share a cache and another kind has it
+ * written again with its own code too (code-cache.mjs). A hint only: a wrong one costs a rewrite
+ * of the cache, never a wrong result.
+ */
+const cacheOwner = (job) => {
+  if (job === undefined) return ""
+  try {
+    const lines = readFileSync(job, "utf8").match(/^\s*(?:pipeline:\s*\S+|- *[A-Za-z_]+ *:)/gm) ?? []
+    return lines.map((l) => l.trim()).join(" ")
+  } catch {
+    return job
+  }
+}
+
 if (compiled()) {
   const answer = quickAnswer(process.argv.slice(2))
   if (answer !== undefined) {
@@ -93,7 +109,9 @@ if (compiled()) {
   // One bundle (esbuild, tree-shaken, CommonJS) with a V8 code cache per command (code-cache.mjs):
   // the cache keeps what a command compiled, which an ES module's load on Node 20 cannot.
   const { runBundle } = await import("./code-cache.mjs")
-  runBundle(join(root, "dist", "cli", "main.cjs"), process.argv.slice(2).find((a) => /^[a-z]+$/.test(a)) ?? "none")
+  const args = process.argv.slice(2)
+  const command = args.findIndex((a) => /^[a-z]+$/.test(a))
+  runBundle(join(root, "dist", "cli", "main.cjs"), args[command] ?? "none", cacheOwner(args[command + 1]))
 } else {
   const { register } = await import("tsx/esm/api")
   register()

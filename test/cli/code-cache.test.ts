@@ -4,16 +4,19 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { readdirSync, utimesSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../engine/run-helpers.ts"
 
 const LOADER = new URL("../../src/cli/code-cache.mjs", import.meta.url).href
 
 /** Runs `bundle` through the loader as command `key`: what it printed and whether a cache was used. */
-const run = (bundle: string, key = "run", flags: ReadonlyArray<string> = []) => {
-  const code = `import { runBundle } from ${JSON.stringify(LOADER)}; const r = runBundle(process.argv[1], ${JSON.stringify(key)}); process.stderr.write(JSON.stringify(r))`
-  const r = spawnSync(process.execPath, [...flags, "--input-type=module", "-e", code, bundle], { encoding: "utf8" })
+const run = (bundle: string, key = "run", flags: ReadonlyArray<string> = [], owner = "job.yaml") => {
+  // The owner as an argument, not in the code: the code is in execArgv, which names the cache.
+  const code = `import { runBundle } from ${JSON.stringify(LOADER)}; const r = runBundle(process.argv[1], ${JSON.stringify(key)}, process.argv[2]); process.stderr.write(JSON.stringify(r))`
+  const r = spawnSync(process.execPath, [...flags, "--input-type=module", "-e", code, bundle, owner], {
+    encoding: "utf8"
+  })
   return { status: r.status, out: r.stdout, cached: (JSON.parse(r.stderr) as { cached: boolean }).cached }
 }
 
@@ -74,5 +77,19 @@ describe("the bin's code cache", () => {
     writeFileSync(join(dir, "cache", caches(dir)[0]!), "not a code cache")
     expect(run(bundle)).toEqual({ status: 0, out: "hello main.cjs object", cached: false })
     expect(run(bundle).cached).toBe(true)
+  })
+
+  it("a cache written for another job is used, and written again for this one; its own is kept as it is", () => {
+    const dir = tempDir()
+    const bundle = bundleIn(dir, "hello")
+    run(bundle, "run", [], "a.yaml")
+    const file = join(dir, "cache", caches(dir)[0]!)
+    const forA = readFileSync(file)
+    expect(run(bundle, "run", [], "b.yaml").cached).toBe(true)
+    expect(caches(dir)).toHaveLength(1)
+    const forB = readFileSync(file)
+    expect(forB.equals(forA)).toBe(false)
+    expect(run(bundle, "run", [], "b.yaml").cached).toBe(true)
+    expect(readFileSync(file).equals(forB)).toBe(true)
   })
 })
