@@ -10,9 +10,10 @@
 // which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
 // otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.
 import module from "node:module"
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { dirname, join, sep } from "node:path"
 import { fileURLToPath } from "node:url"
+import { buildState } from "./build-freshness.mjs"
 
 // Node ≥ 22.1 keeps compiled code between runs (start-up); Node 20 has no such cache.
 module.enableCompileCache?.()
@@ -43,28 +44,11 @@ if (
     // The directory is gone: stay in the package root.
   }
 }
-const stamp = join(root, "dist", ".built")
-
-const newestSource = (dir) => {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path))
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs)
-  }
-  return newest
-}
-
 // An installed package (under node_modules) is not edited in place: its dist/ is trusted without
 // the walk over every source file (5–30 ms of each command's start).
 const installed = root.split(sep).includes("node_modules")
 
-const compiled = () => {
-  if (!existsSync(stamp)) return false
-  if (installed) return true
-  const built = statSync(stamp).mtimeMs
-  return ["src", "pipelines"].every((d) => newestSource(join(root, d)) <= built)
-}
+const compiled = () => (installed ? existsSync(join(root, "dist", ".built")) : buildState(root) === "current")
 
 /**
  * `--version` and `--help` answered without loading the command tree (start-up: a bare `node` and

@@ -32,15 +32,31 @@ export interface PendingAnswer {
   readonly at: number
 }
 
-/** A window's keys split: answers found buffered, and the keys (with their places) to ask storage for. */
-export interface PendingSplit {
-  readonly found: Array<StoredAnswer | undefined>
+/** A window's keys split: what was found buffered, and the keys (with their places) to ask storage for. */
+export interface PendingSplit<T> {
+  readonly found: Array<T>
   readonly ask: Array<string>
   readonly askedAt: Array<number>
 }
 
 export const makePendingAnswers = () => {
   const byKey = new Map<string, PendingAnswer>()
+  /** What each buffered answer gives (`of`); the keys with none, and their places, to be asked. */
+  const splitBy = <T>(keys: ReadonlyArray<string>, of: (queued: PendingAnswer) => T, absent?: T): PendingSplit<T> => {
+    const found = new Array<T>(keys.length)
+    if (absent !== undefined) found.fill(absent)
+    const ask: Array<string> = []
+    const askedAt: Array<number> = []
+    for (let i = 0; i < keys.length; i++) {
+      const queued = byKey.get(keys[i]!)
+      if (queued !== undefined) found[i] = of(queued)
+      else {
+        ask.push(keys[i]!)
+        askedAt.push(i)
+      }
+    }
+    return { found, ask, askedAt }
+  }
   return {
     get: (key: string): PendingAnswer | undefined => byKey.get(key),
     has: (key: string): boolean => byKey.has(key),
@@ -54,33 +70,11 @@ export const makePendingAnswers = () => {
     committed: (key: string, stored: StoredAnswer): void => {
       if (byKey.get(key)?.stored === stored) byKey.delete(key)
     },
-    /** `inBytes` of the buffered answers (false: one of another shape, or older than `since`); the rest to be asked. */
-    splitInBytes: (keys: ReadonlyArray<string>, since: number) => {
-      const found = new Array<boolean>(keys.length).fill(false)
-      const ask: Array<string> = []
-      const askedAt: Array<number> = []
-      for (let i = 0; i < keys.length; i++) {
-        const queued = byKey.get(keys[i]!)
-        if (queued === undefined) {
-          ask.push(keys[i]!)
-          askedAt.push(i)
-        } else found[i] = queued.at >= since && typeof queued.stored !== "string"
-      }
-      return { found, ask, askedAt }
-    },
     /** Buffered answers at `since` or newer are found; keys with none buffered are to be asked. */
-    split: (keys: ReadonlyArray<string>, since: number): PendingSplit => {
-      const found = new Array<StoredAnswer | undefined>(keys.length)
-      const ask: Array<string> = []
-      const askedAt: Array<number> = []
-      for (let i = 0; i < keys.length; i++) {
-        const queued = byKey.get(keys[i]!)
-        if (queued === undefined) {
-          ask.push(keys[i]!)
-          askedAt.push(i)
-        } else if (queued.at >= since) found[i] = queued.stored
-      }
-      return { found, ask, askedAt }
-    }
+    split: (keys: ReadonlyArray<string>, since: number): PendingSplit<StoredAnswer | undefined> =>
+      splitBy(keys, (queued) => (queued.at >= since ? queued.stored : undefined)),
+    /** `inBytes` of the buffered answers (false: one of another shape, or older than `since`); the rest to be asked. */
+    splitInBytes: (keys: ReadonlyArray<string>, since: number): PendingSplit<boolean> =>
+      splitBy(keys, (queued) => queued.at >= since && typeof queued.stored !== "string", false)
   }
 }

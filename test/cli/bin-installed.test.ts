@@ -9,14 +9,15 @@ import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../engine/run-helpers.ts"
 
-const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
+const BIN_DIR = new URL("../../src/cli/", import.meta.url)
 
 /** A package at `root`: the bin, a build stamp from 2001 and a source file edited since. */
 const lay = (root: string) => {
   mkdirSync(join(root, "src", "cli"), { recursive: true })
   mkdirSync(join(root, "dist"), { recursive: true })
   mkdirSync(join(root, "pipelines"), { recursive: true })
-  copyFileSync(BIN, join(root, "src", "cli", "bin.mjs"))
+  for (const file of ["bin.mjs", "build-freshness.mjs"])
+    copyFileSync(new URL(file, BIN_DIR), join(root, "src", "cli", file))
   writeFileSync(join(root, "package.json"), JSON.stringify({ name: "svc-batch", version: "9.8.7", type: "module" }))
   writeFileSync(join(root, "dist", ".built"), "")
   utimesSync(join(root, "dist", ".built"), new Date("2001-01-01"), new Date("2001-01-01"))
