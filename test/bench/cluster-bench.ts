@@ -78,7 +78,7 @@ const cpuOf = (pid: number) => {
 
 /** A command run to its end under /usr/bin/time: wall seconds and CPU ms. */
 const timed = (commandArgs: ReadonlyArray<string>) =>
-  new Promise<{ seconds: number; cpuMs: number }>((resolve, reject) => {
+  new Promise<{ seconds: number; cpuMs: number; output: string }>((resolve, reject) => {
     const usage = join(dir, "time.txt")
     const t0 = performance.now()
     const child = spawn("/usr/bin/time", ["-f", "%U %S", "-o", usage, BIN, ...commandArgs], {
@@ -92,7 +92,7 @@ const timed = (commandArgs: ReadonlyArray<string>) =>
       const seconds = (performance.now() - t0) / 1000
       if (code !== 0) return reject(new Error(`svc-batch ${commandArgs.join(" ")} exited ${code}:\n${output}`))
       const [user, sys] = readFileSync(usage, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number)
-      resolve({ seconds, cpuMs: (user! + sys!) * 1000 })
+      resolve({ seconds, cpuMs: (user! + sys!) * 1000, output })
     })
   })
 
@@ -117,7 +117,11 @@ const startWorkers = async (url: string, k: number) => {
     )
   )
   const before = ws.map((w) => cpuOf(w.pid!))
+  // What each worker says, from here on (for a phase that took far longer than it should).
+  const said = ws.map(() => "")
+  ws.forEach((w, i) => w.stderr!.on("data", (d) => (said[i] += d)))
   return {
+    said,
     stop: async () => {
       const used = ws.map((w, i) => cpuOf(w.pid!) - before[i]!)
       await Promise.all(ws.map((w) => new Promise<void>((r) => (w.once("exit", () => r()), w.kill("SIGTERM")))))
@@ -147,6 +151,13 @@ for (const k of workerCounts) {
     const coordinator = await timed(["run", job, "--cluster", url, "--no-work"])
     const used = await workers.stop()
     const total = used.reduce((a, b) => a + b, 0)
+    // A phase far slower than one process's (once: ~60 s more, units worked twice, cause not
+    // found): what the coordinator and the workers said, to find it.
+    const reference = phase === "cold" ? singleCold.seconds : singleWarm.seconds
+    if (coordinator.seconds > 4 * reference + 5) {
+      console.log(`  slow phase (${coordinator.seconds.toFixed(1)} s): the coordinator said:\n${coordinator.output}`)
+      workers.said.forEach((text, i) => console.log(`  worker ${i + 1} said:\n${text}`))
+    }
     row(
       `${k} worker${k > 1 ? "s" : ""}, ${phase}`,
       coordinator.seconds,
