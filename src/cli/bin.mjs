@@ -1,11 +1,14 @@
-#!/usr/bin/env -S node --max-old-space-size=256 --max-semi-space-size=16
+#!/usr/bin/env -S node --max-old-space-size=256 --max-semi-space-size=16 --no-flush-bytecode
 // The heap limit: a job streams (its live heap stays under ~50 MiB), but left to itself V8 sizes
 // the heap to the machine and lets garbage pile up (cold 50k, report on: peak RSS 250–276 MiB).
 // 256 and 16 MiB semi-spaces, chosen by `npm run bench:flags` (cold, report on, side by side):
 // 0.638–0.667 CPU ms/record and 180–182 MiB peak, against 0.80 ms and 168–180 MiB with 8 MiB
 // semi-spaces (they promote the records in progress into the old space: +20 % CPU in GC); a 512
-// cap peaks at 194–198 MiB (over 200 MB), 32 MiB semi-spaces at 212 MiB. Run as
-// `node src/cli/bin.mjs`, pass them yourself.
+// cap peaks at 194–198 MiB (over 200 MB), 32 MiB semi-spaces at 212 MiB.
+// --no-flush-bytecode: V8 drops the bytecode of functions not run for a few collections, so a
+// long job's code cache (written at its exit, code-cache.mjs) lacked its start-up: a 20-record
+// run on the cache a 20k-record run wrote took 0.90 s, against 0.68 s (+2 MB peak RSS).
+// Run as `node src/cli/bin.mjs`, pass them yourself.
 // Entry of the `svc-batch` bin. Runs the compiled JavaScript in dist/ (built by `npm run build`,
 // which `npm ci` / `npm install` run as `prepare`) when it is at least as new as every source file;
 // otherwise the TypeScript sources through tsx, so an edited checkout never runs stale code.

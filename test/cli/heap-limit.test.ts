@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 const BIN = new URL("../../src/cli/bin.mjs", import.meta.url).pathname
 
 describe("svc-batch's heap", () => {
-  it("the bin runs node with --max-old-space-size=256 and --max-semi-space-size=16 (V8 would size the heap to the machine)", async () => {
+  it("the bin runs node with --max-old-space-size=256, --max-semi-space-size=16 (V8 would size the heap to the machine) and --no-flush-bytecode", async () => {
     const env: Record<string, string | undefined> = { ...process.env }
     delete env.SVC_BASE_URL
     delete env.SVC_API_KEY
@@ -23,11 +23,12 @@ describe("svc-batch's heap", () => {
       const argv = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\u0000")
       expect(argv).toContain("--max-old-space-size=256")
       expect(argv).toContain("--max-semi-space-size=16")
+      expect(argv).toContain("--no-flush-bytecode")
       const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
         scripts: Record<string, string>
       }
       for (const script of ["svc-batch", "start"])
-        expect(pkg.scripts[script]).toContain("--max-old-space-size=256 --max-semi-space-size=16")
+        expect(pkg.scripts[script]).toContain("--max-old-space-size=256 --max-semi-space-size=16 --no-flush-bytecode")
     } finally {
       child.kill("SIGTERM")
     }

@@ -2,11 +2,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { makeRateDiscovery } from "../../../src/engine/flow/rate-discovery.ts"
 
-/** Accepts requests at the controller's own pace from `from` for `ms`; gives the time it ended. */
-const acceptFor = (d: ReturnType<typeof makeRateDiscovery>, from: number, ms: number) => {
+/**
+ * Accepts requests at the controller's own pace from `from` for `ms`, each answered `roundTripMs`
+ * after it started; gives the time it ended.
+ */
+const acceptFor = (d: ReturnType<typeof makeRateDiscovery>, from: number, ms: number, roundTripMs = 100) => {
   let t = from
   while (t < from + ms) {
-    d.onSuccess(t, t)
+    d.onSuccess(t, t - roundTripMs)
     t += d.intervalMs(t)
   }
   return t
@@ -20,6 +23,18 @@ describe("rate discovery", () => {
     expect(d.state(1000).rpm / 60).toBeGreaterThan(50)
     expect(d.state(1000).rpm / 60).toBeLessThan(90)
     expect(d.state(1000).probing).toBe(true)
+  })
+
+  it("an answer faster than probeRoundTripMs grows the rate as many times more: the same share per round trip", () => {
+    const grownBy = (roundTripMs: number) => {
+      const d = makeRateDiscovery({ initialRate: 10, probeGain: 2, probeRoundTripMs: 100 })
+      d.onSuccess(1000, 1000 - roundTripMs)
+      return d.state(1000).rpm / 60 - 10
+    }
+    expect(grownBy(200)).toBeCloseTo(2, 9) // probeGain: as before
+    expect(grownBy(100)).toBeCloseTo(2, 9)
+    expect(grownBy(10)).toBeCloseTo(20, 9)
+    expect(grownBy(0)).toBeCloseTo(200, 9) // a millisecond at least
   })
 
   it("the first 429 sets the rate under what the service accepted, not what probing sent", () => {
