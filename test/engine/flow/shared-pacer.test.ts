@@ -131,4 +131,50 @@ describe("shared pacer", () => {
       expect(starts).toEqual([0, 100, 200, 300, 400, 500, 600, 700])
     })
   )
+
+  it.effect(
+    "discovering, the successes go to the bucket weighted as rate discovery's own: 10 ms answers count 10× a 100 ms one",
+    () =>
+      Effect.gen(function* () {
+        /** A discovering bucket (no interval sent): starts every 10 ms; notes each call's successes × probeGain. */
+        const probedBy = (answerMs: number) =>
+          Effect.gen(function* () {
+            const added: Array<number> = []
+            const state = { ratePerSecond: 100, probing: true, ceilingPerSecond: undefined, decreases: 0 }
+            const bucket: SharedBucket = {
+              lease: (r) =>
+                Effect.map(Clock.currentTimeMillis, (now) => {
+                  added.push(r.successes * r.discovery.probeGain)
+                  return { ...state, bucketNowMs: now, firstInMs: 0, stepMs: 10, count: 20 }
+                }),
+              rateLimited: () => Effect.die("no 429 here")
+            }
+            const limiter = yield* makeLimiter({ maxConcurrency: 8, shared: bucket, discover: true })
+            const fiber = yield* Effect.fork(
+              Effect.forEach(
+                Array.from({ length: 40 }),
+                () =>
+                  Effect.flatMap(limiter.runTimed(Effect.sleep(Duration.millis(answerMs))), ({ startedAt }) =>
+                    limiter.onSuccess(startedAt)
+                  ),
+                {
+                  concurrency: 8,
+                  discard: true
+                }
+              )
+            )
+            yield* TestClock.adjust(Duration.seconds(10))
+            yield* Fiber.join(fiber)
+            return added.reduce((a, b) => a + b, 0)
+          })
+        const slow = yield* probedBy(100)
+        const fast = yield* probedBy(10)
+        const slower = yield* probedBy(200)
+        // Reported successes (the last lease's come after it): probeGain 2 each at 100 ms and more.
+        expect(slow).toBeGreaterThan(0)
+        expect(slow % 2).toBe(0)
+        expect(slower).toBeCloseTo(slow, 9)
+        expect(fast / slow).toBeCloseTo(10, 9)
+      })
+  )
 })
