@@ -237,6 +237,12 @@ export const indexInvalidator =
     return { put: mark, remove: mark, commit: () => {} }
   }
 
+/** The same for the write thread (store-write-thread.ts): the statement it runs with its first change. */
+export const indexInvalidation =
+  (settings: StoreSettings) =>
+  (db: Database.Database): string | undefined =>
+    storedStamp(db, settings) === undefined ? undefined : `UPDATE ${tables(settings).state} SET stamp = 'dirty'`
+
 export const openHnswWriter = (
   settings: StoreSettings,
   dim: number,

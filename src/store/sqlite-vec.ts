@@ -25,7 +25,8 @@ import {
 } from "./vector-store.ts"
 import { claimTable, StoreOwned } from "./store-owner.ts"
 
-const BATCH = 500
+/** Records per transaction. */
+export const BATCH = 500
 
 /** The extension's loader, required when a store is first opened: a job without a store never loads it (~20 ms). */
 let sqliteVec: typeof import("sqlite-vec") | undefined
@@ -56,7 +57,7 @@ export const openStoreDatabase = (
   }
 }
 
-const rowKey = (recordKey: string, index: number, count: number) =>
+export const rowKey = (recordKey: string, index: number, count: number) =>
   count === 1 && index === 0 ? recordKey : `${recordKey}#${index}`
 
 /**
@@ -68,6 +69,68 @@ export interface RowListener {
   readonly put: (key: string, recordKey: string, row: StoreRow) => void
   readonly remove: (key: string) => void
   readonly commit: () => void
+}
+
+/**
+ * Opens the store for writing: claims the table for `job` (another job's is refused with
+ * StoreOwned before anything is written) and creates its tables when missing.
+ */
+export const openStoreTables = (
+  settings: StoreSettings,
+  dim: number,
+  job: string
+): { readonly db: Database.Database; readonly claimed: StoreWriter["claimed"] } => {
+  const db = openStoreDatabase(settings, { create: true })
+  const t = quote(settings.table)
+  const records = quote(`${settings.table}_records`)
+  let claimed: StoreWriter["claimed"]
+  try {
+    claimed = claimTable(db, settings.table, job, settings.path)
+  } catch (e) {
+    db.close()
+    if (e instanceof StoreOwned) throw e
+    throw new StoreError({
+      path: settings.path,
+      detail: `cannot record the owner of table ${settings.table}: ${(e as Error).message}`
+    })
+  }
+  try {
+    db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(key TEXT PRIMARY KEY, embedding float[${dim}] distance_metric=cosine` +
+        // vec0 takes bare column names (the settings allow only [A-Za-z0-9_]).
+        settings.metadata.map((m) => `, ${m} TEXT`).join("") +
+        `, +record_key TEXT, +text TEXT);` +
+        `CREATE TABLE IF NOT EXISTS ${records} (record_key TEXT PRIMARY KEY, hash TEXT NOT NULL, rows INTEGER NOT NULL, pass TEXT NOT NULL) WITHOUT ROWID;` +
+        // The keys this pass met, with the line of the first record of each: on disk (SQLite's
+        // temporary database), not in memory, since a backfill's keys grow with its corpus.
+        `CREATE TEMP TABLE IF NOT EXISTS claimed (record_key TEXT PRIMARY KEY, line INTEGER NOT NULL) WITHOUT ROWID;`
+    )
+  } catch (e) {
+    db.close()
+    throw new StoreError({
+      path: settings.path,
+      detail: `cannot create table ${settings.table}: ${(e as Error).message}`
+    })
+  }
+  return { db, claimed }
+}
+
+/** The writer's statements (also prepared by the write thread, store-write-thread.ts). */
+export const storeStatements = (settings: StoreSettings) => {
+  const t = quote(settings.table)
+  const records = quote(`${settings.table}_records`)
+  const meta = settings.metadata
+  return {
+    current: `SELECT hash, rows FROM ${records} WHERE record_key = ?`,
+    touch: `UPDATE ${records} SET pass = ? WHERE record_key = ?`,
+    setRecord: `INSERT INTO ${records} (record_key, hash, rows, pass) VALUES (?, ?, ?, ?) ON CONFLICT (record_key) DO UPDATE SET hash = excluded.hash, rows = excluded.rows, pass = excluded.pass`,
+    deleteRow: `DELETE FROM ${t} WHERE key = ?`,
+    insert: `INSERT INTO ${t} (key, embedding${meta.map((m) => `, ${quote(m)}`).join("")}, record_key, text) VALUES (?, ?${meta.map(() => ", ?").join("")}, ?, ?)`,
+    stale: `SELECT record_key, rows FROM ${records} WHERE pass <> ?`,
+    deleteRecord: `DELETE FROM ${records} WHERE record_key = ?`,
+    // A key met before keeps its first line (the no-op update makes RETURNING give the row).
+    claim: `INSERT INTO temp.claimed (record_key, line) VALUES (?, ?) ON CONFLICT (record_key) DO UPDATE SET line = line RETURNING line`
+  }
 }
 
 /** Raised by a `beforeCommit` hook: the batch is rolled back and the hook's error passed on as is. */
@@ -91,39 +154,8 @@ export const openStoreWriter = (
     readonly rows?: (db: Database.Database) => RowListener
   }
 ): StoreWriter => {
-  const db = openStoreDatabase(settings, { create: true })
-  const t = quote(settings.table)
-  const records = quote(`${settings.table}_records`)
+  const { db, claimed } = openStoreTables(settings, dim, hooks.job)
   const meta = settings.metadata
-  let claimed: StoreWriter["claimed"]
-  try {
-    claimed = claimTable(db, settings.table, hooks.job, settings.path)
-  } catch (e) {
-    db.close()
-    if (e instanceof StoreOwned) throw e
-    throw new StoreError({
-      path: settings.path,
-      detail: `cannot record the owner of table ${settings.table}: ${(e as Error).message}`
-    })
-  }
-  try {
-    db.exec(
-      `CREATE VIRTUAL TABLE IF NOT EXISTS ${t} USING vec0(key TEXT PRIMARY KEY, embedding float[${dim}] distance_metric=cosine` +
-        // vec0 takes bare column names (the settings allow only [A-Za-z0-9_]).
-        meta.map((m) => `, ${m} TEXT`).join("") +
-        `, +record_key TEXT, +text TEXT);` +
-        `CREATE TABLE IF NOT EXISTS ${records} (record_key TEXT PRIMARY KEY, hash TEXT NOT NULL, rows INTEGER NOT NULL, pass TEXT NOT NULL) WITHOUT ROWID;` +
-        // The keys this pass met, with the line of the first record of each: on disk (SQLite's
-        // temporary database), not in memory, since a backfill's keys grow with its corpus.
-        `CREATE TEMP TABLE IF NOT EXISTS claimed (record_key TEXT PRIMARY KEY, line INTEGER NOT NULL) WITHOUT ROWID;`
-    )
-  } catch (e) {
-    db.close()
-    throw new StoreError({
-      path: settings.path,
-      detail: `cannot create table ${settings.table}: ${(e as Error).message}`
-    })
-  }
   let listener: RowListener | undefined
   try {
     listener = hooks.rows?.(db)
@@ -132,26 +164,16 @@ export const openStoreWriter = (
     throw e instanceof StoreError ? e : new StoreError({ path: settings.path, detail: (e as Error).message })
   }
   const pass = randomUUID()
+  const sql = storeStatements(settings)
   const q = {
-    current: db.prepare<[string], { hash: string; rows: number }>(
-      `SELECT hash, rows FROM ${records} WHERE record_key = ?`
-    ),
-    touch: db.prepare(`UPDATE ${records} SET pass = ? WHERE record_key = ?`),
-    setRecord: db.prepare(
-      `INSERT INTO ${records} (record_key, hash, rows, pass) VALUES (?, ?, ?, ?) ON CONFLICT (record_key) DO UPDATE SET hash = excluded.hash, rows = excluded.rows, pass = excluded.pass`
-    ),
-    deleteRow: db.prepare(`DELETE FROM ${t} WHERE key = ?`),
-    insert: db.prepare(
-      `INSERT INTO ${t} (key, embedding${meta.map((m) => `, ${quote(m)}`).join("")}, record_key, text) VALUES (?, ?${meta.map(() => ", ?").join("")}, ?, ?)`
-    ),
-    stale: db.prepare<[string], { record_key: string; rows: number }>(
-      `SELECT record_key, rows FROM ${records} WHERE pass <> ?`
-    ),
-    deleteRecord: db.prepare(`DELETE FROM ${records} WHERE record_key = ?`),
-    // A key met before keeps its first line (the no-op update makes RETURNING give the row).
-    claim: db.prepare<[string, number], { line: number }>(
-      `INSERT INTO temp.claimed (record_key, line) VALUES (?, ?) ON CONFLICT (record_key) DO UPDATE SET line = line RETURNING line`
-    )
+    current: db.prepare<[string], { hash: string; rows: number }>(sql.current),
+    touch: db.prepare(sql.touch),
+    setRecord: db.prepare(sql.setRecord),
+    deleteRow: db.prepare(sql.deleteRow),
+    insert: db.prepare(sql.insert),
+    stale: db.prepare<[string], { record_key: string; rows: number }>(sql.stale),
+    deleteRecord: db.prepare(sql.deleteRecord),
+    claim: db.prepare<[string, number], { line: number }>(sql.claim)
   }
   const changes = { written: 0, unchanged: 0, deleted: 0 }
   let inBatch = 0
