@@ -25,8 +25,7 @@
  *   Retry-After longer than `window` means more than a short overshoot (a spent quota), and then
  *   every worker of the model pauses for it (the limiter's pause).
  * The shared bucket of a cluster (src/cluster/shared-rate-migrations.ts) runs the older linear
- * climb (`increase`, `reprobeAbove`) in SQL from the same settings; its probing grows per round
- * trip too (each worker weighs its successes so, shared-pacer.ts).
+ * climb (`increase`, `reprobeAbove`) in SQL from the same settings.
  *
  * Pure state, times in milliseconds from the caller's clock, so it is tested deterministically.
  */
