@@ -235,10 +235,7 @@ export const makeLimiter = (settings: LimiterSettings) =>
         }),
       /** A success: additive increase of the cap (about +1 per `cap` successes), or of the learnt rate. */
       onSuccess: (startedAt?: number): Effect.Effect<void> => {
-        if (shared !== undefined && !pinned)
-          return Effect.map(Clock.currentTimeMillis, (now) =>
-            shared.onSuccess(startedAt === undefined ? undefined : now - startedAt)
-          )
+        if (shared !== undefined && !pinned) return Effect.sync(shared.onSuccess)
         const local =
           discovery !== undefined
             ? Effect.map(Clock.currentTimeMillis, (now) => {
@@ -258,12 +255,7 @@ export const makeLimiter = (settings: LimiterSettings) =>
                 return Math.floor(cap) > before ? grant : Effect.void
               })
         // A pinned rate's successes are told to the shared bucket too: the cluster's answered rate (status).
-        return shared === undefined
-          ? local
-          : Effect.zipRight(
-              Effect.sync(() => shared.onSuccess()),
-              local
-            )
+        return shared === undefined ? local : Effect.zipRight(Effect.sync(shared.onSuccess), local)
       },
       /** With no rpm configured: the rate learnt so far (undefined when a rate is configured). */
       discovered: (): DiscoveredRate | undefined =>

@@ -9,8 +9,6 @@
  * - A 429 is told to the bucket: a pause (Retry-After) or a lower discovered rate is what every
  *   worker's next lease sees; this worker drops the starts it holds at once.
  * - Successes are counted locally and reported with the next call (they raise a discovered rate).
- *   Probing, each weighs as rate-discovery.ts's own: an answer faster than `probeRoundTripMs` as
- *   many times more, sent as the probeGain of the call (the bucket's SQL adds probeGain per success).
  */
 import { Clock, Deferred, Duration, Effect, FiberId } from "effect"
 import { defaultRateDiscovery, type DiscoveredRate, type RateDiscoverySettings } from "./rate-discovery.ts"
@@ -46,8 +44,6 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
   let lastCount = 1
   let leasing: Deferred.Deferred<void> | undefined
   let successes = 0
-  // The successes' probing weights summed (1 each, more for answers faster than probeRoundTripMs).
-  let weights = 0
   // Bumped when held starts are dropped: a worker sleeping towards one draws again.
   let epoch = 0
   let pausedUntil = 0
@@ -86,25 +82,15 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
     epoch++
   }
 
-  /** The successes since the last call, with the probeGain that weighs them (and counts them again from 0). */
-  const report = () => {
-    const reported = {
-      successes,
-      discovery: successes > 0 ? { ...discovery, probeGain: (discovery.probeGain * weights) / successes } : discovery
-    }
-    successes = 0
-    weights = 0
-    return reported
-  }
-
   /** One lease (or waits for the one in flight); runs to its end once started. */
   const refill: Effect.Effect<void> = Effect.suspend(() => {
     if (leasing !== undefined) return Deferred.await(leasing)
     const done = Deferred.unsafeMake<void>(FiberId.none)
     leasing = done
-    const reported = report()
+    const reported = successes
+    successes = 0
     return Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
-      Effect.flatMap(bucket.lease({ intervalMs, leaseMs, ...reported }), (lease) =>
+      Effect.flatMap(bucket.lease({ intervalMs, leaseMs, successes: reported, discovery }), (lease) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
           const rtt = now - sentAt
           if (rtt <= offsetRtt + (now - offsetAt) / 10_000) {
@@ -154,11 +140,8 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
 
   return {
     pace,
-    /** A success answered in `roundTripMs`: reported with the next call to the bucket. */
-    onSuccess: (roundTripMs?: number) => {
-      successes++
-      weights += roundTripMs === undefined ? 1 : Math.max(1, discovery.probeRoundTripMs / Math.max(1, roundTripMs))
-    },
+    /** A success: reported with the next call to the bucket. */
+    onSuccess: () => void successes++,
     /**
      * A 429 for a request started at `startedAt`: told to the bucket. A pause it sets (or a lower
      * rate) drops the starts this worker holds; discovering, a short Retry-After is the rejected
@@ -170,11 +153,14 @@ export const makeSharedPacer = (bucket: SharedBucket, settings: SharedPacerSetti
     ): Effect.Effect<Duration.Duration | undefined> =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
+        const reported = successes
+        successes = 0
         const answer = yield* bucket.rateLimited({
           intervalMs,
           startedAgoMs: Math.max(0, now - startedAt),
           retryAfterMs: retryAfter === undefined ? undefined : Duration.toMillis(retryAfter),
-          ...report()
+          successes: reported,
+          discovery
         })
         seen = answer
         if (answer.pausedForMs > 0) {
