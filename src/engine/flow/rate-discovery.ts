@@ -189,13 +189,10 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       firstStart ??= startedAt
       if (startedAt < lastDecreaseAt) return false
       // Over the window, a bucket's burst spent at the start counts as rate (fast probing spends it
-      // in half a second): a 429 soon after a decrease (within a quarter of the window) means the
-      // service rejected all along, and what it accepted since is its limit. Later, the time spent
-      // recovering below the limit would count as its limit too.
+      // in half a second): after a decrease, a 429 again means the service was rejecting all
+      // along, and what it accepted since is its limit.
       const sinceDecrease =
-        decreases > 0 && now - lastDecreaseAt <= s.windowMs / 4 && acceptedSince >= 3
-          ? (acceptedSince - 1) / ((latestSince - earliestSince) / 1000)
-          : Infinity
+        decreases > 0 && acceptedSince >= 2 ? (acceptedSince - 1) / ((latestSince - earliestSince) / 1000) : Infinity
       const measured = Math.min(acceptedRate(now), sinceDecrease)
       const sent = advance(now)
       // While the service rejects, what it accepts is its limit (or less, when less was sent).
