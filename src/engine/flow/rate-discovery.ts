@@ -100,10 +100,6 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
   let probing = true
   let ceiling: number | undefined
   let lastDecreaseAt = Number.NEGATIVE_INFINITY
-  // Accepted requests started since the last decrease, and the first and latest such starts.
-  let acceptedSince = 0
-  let earliestSince = Number.POSITIVE_INFINITY
-  let latestSince = Number.NEGATIVE_INFINITY
   let decreases = 0
   // Start times of accepted requests within the window (a queue, oldest first).
   const accepted: Array<number> = []
@@ -164,11 +160,6 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
     onSuccess: (now: number, startedAt: number) => {
       firstStart ??= startedAt
       accepted.push(startedAt)
-      if (startedAt >= lastDecreaseAt) {
-        acceptedSince++
-        earliestSince = Math.min(earliestSince, startedAt)
-        latestSince = Math.max(latestSince, startedAt)
-      }
       trim(now)
       if (since !== undefined) {
         acceptedEwma = acceptedEwma * Math.exp(-Math.max(0, now - acceptedAt) / s.averageMs) + 1 / s.averageMs
@@ -188,12 +179,7 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
     onRateLimited: (now: number, startedAt: number): boolean => {
       firstStart ??= startedAt
       if (startedAt < lastDecreaseAt) return false
-      // Over the window, a bucket's burst spent at the start counts as rate (fast probing spends it
-      // in half a second): after a decrease, a 429 again means the service was rejecting all
-      // along, and what it accepted since is its limit.
-      const sinceDecrease =
-        decreases > 0 && acceptedSince >= 2 ? (acceptedSince - 1) / ((latestSince - earliestSince) / 1000) : Infinity
-      const measured = Math.min(acceptedRate(now), sinceDecrease)
+      const measured = acceptedRate(now)
       const sent = advance(now)
       // While the service rejects, what it accepts is its limit (or less, when less was sent).
       ceiling = measured > 0 ? measured : sent
@@ -207,9 +193,6 @@ export const makeRateDiscovery = (overrides: Partial<RateDiscoverySettings> = {}
       probing = false
       setRate(now, s.decrease * plateau)
       lastDecreaseAt = now
-      acceptedSince = 0
-      earliestSince = Number.POSITIVE_INFINITY
-      latestSince = Number.NEGATIVE_INFINITY
       decreases++
       return true
     },
