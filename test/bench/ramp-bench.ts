@@ -2,7 +2,8 @@
  * Rate discovery's ramp (not a test; issue 29, goal 2): what a job with NO `limits.rpm` costs the
  * user against the one-liner they would have written, through the built bin as installed.
  * - limited: a one-minute job (one minute's worth of records) at 3,000 and 6,000 requests/min
- *   (emulator token bucket, burst one second's worth, latency 100 ± 50 ms), the default
+ *   (emulator token bucket, burst one second's worth, latency 100 ± 50 ms), and at 3,000/min with
+ *   5 ± 2 ms (probing grows per round trip: a fast service is probed faster), the default
  *   concurrency: accepted rate from the first request to the last ÷ the limit, the first 5 s alone,
  *   and the 429s as a share of all requests;
  * - cold: N distinct records (default 50,000) against an unlimited emulator with no latency, with
@@ -73,19 +74,24 @@ const row = (r: string) => {
 }
 
 if (wanted("limited")) {
-  for (const rpm of [3000, 6000]) {
+  for (const [rpm, latencyMs, jitterMs] of [
+    [3000, 100, 50],
+    [6000, 100, 50],
+    [3000, 5, 2]
+  ] as const) {
     sampleLoad()
     const log: Array<{ status: number; at: number }> = []
     const emu = await startEmulator({
       apiKey: KEY,
       rpm,
-      latencyMs: 100,
-      jitterMs: 50,
+      latencyMs,
+      jitterMs,
       onRequest: (e) => log.push({ status: e.status, at: performance.now() })
     })
-    const input = join(dir, `limited-${rpm}.jsonl`)
-    await writeCorpus(input, rpm, `l${rpm}`)
-    await runJob(writeJob(`limited-${rpm}`, input, ""), emu.url)
+    const name = `limited-${rpm}-${latencyMs}`
+    const input = join(dir, `${name}.jsonl`)
+    await writeCorpus(input, rpm, `l${rpm}-${latencyMs}`)
+    await runJob(writeJob(name, input, ""), emu.url)
     await emu.close()
     const t0 = log[0]!.at
     const ok = log.filter((e) => e.status === 200)
@@ -94,7 +100,7 @@ if (wanted("limited")) {
     const first5 = ok.filter((e) => e.at < t0 + 5000).length / 5 / perSecond
     const r429 = log.filter((e) => e.status === 429).length
     row(
-      `| no rpm, ${rpm.toLocaleString("en")}/min, ${rpm.toLocaleString("en")} records | ${span.toFixed(1)} s | **${(ok.length / span / perSecond).toFixed(3)}** of the limit (first 5 s ${first5.toFixed(2)}) | ${r429} of ${log.length} = **${((100 * r429) / log.length).toFixed(2)} %** 429s |`
+      `| no rpm, ${rpm.toLocaleString("en")}/min, latency ${latencyMs} ± ${jitterMs} ms, ${rpm.toLocaleString("en")} records | ${span.toFixed(1)} s | **${(ok.length / span / perSecond).toFixed(3)}** of the limit (first 5 s ${first5.toFixed(2)}) | ${r429} of ${log.length} = **${((100 * r429) / log.length).toFixed(2)} %** 429s |`
     )
   }
 }
