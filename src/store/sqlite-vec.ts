@@ -57,7 +57,7 @@ export const openStoreDatabase = (
   }
 }
 
-export const rowKey = (recordKey: string, index: number, count: number) =>
+const rowKey = (recordKey: string, index: number, count: number) =>
   count === 1 && index === 0 ? recordKey : `${recordKey}#${index}`
 
 /**
